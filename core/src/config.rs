@@ -1,0 +1,156 @@
+//! `tokenizer_config.json`: the parts of a Hugging Face model folder's tokenizer configuration
+//! that yieldtok uses — the special-token strings (`bos_token`, `eos_token`, …, given as plain
+//! strings or as `{"content": …}` objects), `added_tokens_decoder`, and the chat template (one
+//! string, or a list of named templates), kept verbatim for the chat-template layer.
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+
+/// The chat template(s) a model folder declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChatTemplates {
+    /// A single template (`"chat_template": "..."` or a `chat_template.jinja` file).
+    Single(String),
+    /// Named templates (`"chat_template": [{"name": "default", "template": "..."}, …]`).
+    Named(Vec<(String, String)>),
+}
+
+/// What yieldtok keeps from `tokenizer_config.json`.
+#[derive(Debug, Clone, Default)]
+pub struct TokenizerConfig {
+    /// Special-token strings by attribute name (`bos_token`, `eos_token`, `pad_token`,
+    /// `unk_token`, `sep_token`, `cls_token`, `mask_token`, and `additional_special_tokens`
+    /// as an array), exactly as transformers exposes them to chat templates.
+    pub special_tokens: Map<String, Value>,
+    /// `added_tokens_decoder`: id → token content and flags.
+    pub added_tokens: Vec<AddedTokenEntry>,
+    /// The chat template(s), if the folder has any.
+    pub chat_template: Option<ChatTemplates>,
+    /// `add_bos_token` / `add_eos_token` as declared (informational).
+    pub add_bos_token: Option<bool>,
+    pub add_eos_token: Option<bool>,
+    /// `model_max_length`, when declared and finite.
+    pub model_max_length: Option<u64>,
+    /// The whole file, for callers that need other keys.
+    pub raw: Map<String, Value>,
+}
+
+/// One entry of `added_tokens_decoder`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddedTokenEntry {
+    pub id: u32,
+    pub content: String,
+    pub special: bool,
+}
+
+const SPECIAL_KEYS: [&str; 7] =
+    ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
+
+impl TokenizerConfig {
+    /// Parse the text of a `tokenizer_config.json`. `origin` names the file in errors.
+    pub fn from_str(text: &str, origin: Option<&str>) -> Result<Self> {
+        let bad = |message: String| Error::InvalidConfig { origin: origin.map(str::to_string), message };
+        let value: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let Value::Object(raw) = value else {
+            return Err(bad("top level is not a JSON object".into()));
+        };
+        let mut special_tokens = Map::new();
+        for key in SPECIAL_KEYS {
+            match raw.get(key) {
+                None | Some(Value::Null) => {}
+                Some(v) => {
+                    let s = token_content(v).ok_or_else(|| bad(format!("`{key}` is neither a string nor {{\"content\": ...}}")))?;
+                    special_tokens.insert(key.to_string(), Value::String(s));
+                }
+            }
+        }
+        if let Some(Value::Array(extra)) = raw.get("additional_special_tokens") {
+            let list: Vec<Value> = extra.iter().filter_map(token_content).map(Value::String).collect();
+            special_tokens.insert("additional_special_tokens".into(), Value::Array(list));
+        }
+        let mut added_tokens = Vec::new();
+        if let Some(dec) = raw.get("added_tokens_decoder") {
+            let Value::Object(map) = dec else { return Err(bad("`added_tokens_decoder` is not an object".into())) };
+            for (id, entry) in map {
+                let id: u32 = id.parse().map_err(|_| bad(format!("`added_tokens_decoder` key {id:?} is not a token id")))?;
+                let content = token_content(entry).ok_or_else(|| bad(format!("`added_tokens_decoder[{id}]` has no content")))?;
+                let special = entry.get("special").and_then(Value::as_bool).unwrap_or(false);
+                added_tokens.push(AddedTokenEntry { id, content, special });
+            }
+            added_tokens.sort_by_key(|t| t.id);
+        }
+        let chat_template = match raw.get("chat_template") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(ChatTemplates::Single(s.clone())),
+            Some(Value::Array(items)) => {
+                let mut named = Vec::new();
+                for item in items {
+                    let name = item.get("name").and_then(Value::as_str);
+                    let template = item.get("template").and_then(Value::as_str);
+                    match (name, template) {
+                        (Some(n), Some(t)) => named.push((n.to_string(), t.to_string())),
+                        _ => return Err(bad("a `chat_template` list entry lacks `name` or `template`".into())),
+                    }
+                }
+                Some(ChatTemplates::Named(named))
+            }
+            Some(_) => return Err(bad("`chat_template` is neither a string nor a list".into())),
+        };
+        Ok(TokenizerConfig {
+            special_tokens,
+            added_tokens,
+            chat_template,
+            add_bos_token: raw.get("add_bos_token").and_then(Value::as_bool),
+            add_eos_token: raw.get("add_eos_token").and_then(Value::as_bool),
+            model_max_length: raw.get("model_max_length").and_then(Value::as_u64),
+            raw,
+        })
+    }
+
+    /// The string of a special token by attribute name (`"bos_token"`, …).
+    pub fn special_token(&self, key: &str) -> Option<&str> {
+        self.special_tokens.get(key).and_then(Value::as_str)
+    }
+}
+
+fn token_content(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => o.get("content").and_then(Value::as_str).map(str::to_string),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_strings_objects_and_named_templates() {
+        let cfg = TokenizerConfig::from_str(
+            r#"{"bos_token": {"content": "<s>", "lstrip": false}, "eos_token": "</s>", "pad_token": null,
+                "added_tokens_decoder": {"2": {"content": "</s>", "special": true}, "1": {"content": "<s>", "special": true}},
+                "chat_template": [{"name": "default", "template": "A"}, {"name": "tool_use", "template": "B"}]}"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(cfg.special_token("bos_token"), Some("<s>"));
+        assert_eq!(cfg.special_token("eos_token"), Some("</s>"));
+        assert_eq!(cfg.special_token("pad_token"), None);
+        assert_eq!(cfg.added_tokens.iter().map(|t| t.id).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(
+            cfg.chat_template,
+            Some(ChatTemplates::Named(vec![("default".into(), "A".into()), ("tool_use".into(), "B".into())]))
+        );
+    }
+
+    #[test]
+    fn rejects_malformed_files_with_context() {
+        let err = TokenizerConfig::from_str("[1]", Some("x/tokenizer_config.json")).unwrap_err();
+        assert!(err.to_string().contains("x/tokenizer_config.json"), "{err}");
+        let err = TokenizerConfig::from_str(r#"{"chat_template": 3}"#, None).unwrap_err();
+        assert!(err.to_string().contains("chat_template"), "{err}");
+        assert!(TokenizerConfig::from_str("{", None).is_err());
+    }
+}

@@ -1,0 +1,77 @@
+//! The crate's error type: one enum, each variant carrying the context a user needs to act
+//! (which file, which input, which id), so that the bindings can map it to their host's
+//! exception or rejected promise without losing the message.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in yieldtok. No input makes the library panic; a panic that
+/// escapes a dependency is caught at the job boundary and reported as [`Error::Panic`].
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A tokenizer definition (`tokenizer.json`) is malformed or unsupported by `tokenizers`.
+    #[error("invalid tokenizer definition{}: {message}", origin_suffix(.origin))]
+    InvalidTokenizer { origin: Option<String>, message: String },
+    /// `tokenizer_config.json` is malformed.
+    #[error("invalid tokenizer_config.json{}: {message}", origin_suffix(.origin))]
+    InvalidConfig { origin: Option<String>, message: String },
+    /// A model folder, a hub-cache entry or a fixture is not where it was looked for.
+    #[error("{what} not found: {detail}")]
+    NotFound { what: &'static str, detail: String },
+    /// Input bytes are not UTF-8 (position of the first bad byte).
+    #[error("input is not valid UTF-8 (first invalid byte at offset {offset})")]
+    NotUtf8 { offset: usize },
+    /// An id that the tokenizer's vocabulary does not have.
+    #[error("token id {id} is out of range (vocabulary size {vocab_size})")]
+    IdOutOfRange { id: u32, vocab_size: usize },
+    /// An input is larger than the library accepts.
+    #[error("input of {len} bytes exceeds the limit of {limit} bytes")]
+    InputTooLarge { len: usize, limit: usize },
+    /// The `tokenizers` pipeline reported an error for this input.
+    #[error("tokenization failed: {0}")]
+    Tokenize(String),
+    /// The work was cancelled (its future was dropped or its cancel handle was used).
+    #[error("cancelled")]
+    Cancelled,
+    /// A panic inside the tokenization pipeline, caught and turned into an error.
+    #[error("internal panic: {0}")]
+    Panic(String),
+    /// An argument that does not make sense (message says which).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+fn origin_suffix(origin: &Option<String>) -> String {
+    origin.as_ref().map(|o| format!(" ({o})")).unwrap_or_default()
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn tokenize(e: impl std::fmt::Display) -> Self {
+        Error::Tokenize(e.to_string())
+    }
+
+    /// Turn the payload of a caught panic into an [`Error::Panic`].
+    pub(crate) fn from_panic(payload: Box<dyn std::any::Any + Send>) -> Self {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic payload".to_string());
+        Error::Panic(msg)
+    }
+
+    /// Whether this error means "the caller gave bad input" (as opposed to I/O or cancellation);
+    /// bindings use it to choose between their ValueError-like and OSError-like exceptions.
+    pub fn is_invalid_input(&self) -> bool {
+        !matches!(self, Error::Io { .. } | Error::NotFound { .. } | Error::Cancelled | Error::Panic(_))
+    }
+}

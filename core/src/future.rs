@@ -1,0 +1,149 @@
+//! Runtime-agnostic futures over encode jobs. On native targets an [`EncodeFuture`] queues its
+//! job on the [`Scheduler`](crate::Scheduler) when first polled and is woken when the last piece
+//! is done; it works under tokio, async-std, `futures::executor` or any other executor, because
+//! it only uses `Waker`. On wasm32 (one thread) it runs one time-boxed slice per poll and wakes
+//! itself; browser front ends that must let the page render drive the job with macrotask yields
+//! instead (see `bindings-wasm`). Dropping the future cancels the remaining pieces.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use crate::error::Result;
+use crate::job::{EncodeJob, JobOutput, Progress};
+
+/// A handle on a running job: progress and cancellation, usable from another thread or from a
+/// host callback (an `AbortSignal`, a cancelled asyncio task).
+#[derive(Clone)]
+pub struct JobHandle {
+    state: Arc<State>,
+}
+
+impl JobHandle {
+    pub fn progress(&self) -> Progress {
+        self.state.job.progress()
+    }
+    pub fn cancel(&self) {
+        self.state.job.cancel();
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.state.job.is_cancelled()
+    }
+}
+
+struct State {
+    job: EncodeJob,
+    result: Mutex<Option<Result<JobOutput>>>,
+    waker: Mutex<Option<Waker>>,
+    completed: AtomicBool,
+}
+
+impl State {
+    fn deliver(&self) {
+        if self.completed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let r = self.job.finish();
+        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        if let Some(w) = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            w.wake();
+        }
+    }
+
+    fn take(&self) -> Option<Result<JobOutput>> {
+        self.result.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl crate::scheduler::Task for State {
+    fn job(&self) -> &EncodeJob {
+        &self.job
+    }
+    fn complete(&self) {
+        self.deliver()
+    }
+}
+
+/// The future of one encode. Resolves to the job's output, or to
+/// [`Error::Cancelled`](crate::Error::Cancelled) if its handle cancelled it.
+#[must_use = "futures do nothing unless polled"]
+pub struct EncodeFuture {
+    state: Arc<State>,
+    started: bool,
+    #[cfg(not(target_arch = "wasm32"))]
+    scheduler: crate::Scheduler,
+    #[cfg(target_arch = "wasm32")]
+    slice: web_time::Duration,
+}
+
+impl EncodeFuture {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn new(job: EncodeJob, scheduler: crate::Scheduler) -> Self {
+        EncodeFuture { state: new_state(job), started: false, scheduler }
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn new(job: EncodeJob, slice: web_time::Duration) -> Self {
+        EncodeFuture { state: new_state(job), started: false, slice }
+    }
+
+    /// Progress and cancellation for this encode.
+    pub fn handle(&self) -> JobHandle {
+        JobHandle { state: self.state.clone() }
+    }
+
+    /// Start the work now instead of at the first poll (native: queue it on the scheduler).
+    pub fn start(&mut self) {
+        if !self.started {
+            self.started = true;
+            #[cfg(not(target_arch = "wasm32"))]
+            self.scheduler.submit(self.state.clone());
+        }
+    }
+}
+
+fn new_state(job: EncodeJob) -> Arc<State> {
+    Arc::new(State { job, result: Mutex::new(None), waker: Mutex::new(None), completed: AtomicBool::new(false) })
+}
+
+impl Future for EncodeFuture {
+    type Output = Result<JobOutput>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(r) = self.state.take() {
+            return Poll::Ready(r);
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            *self.state.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
+            self.start();
+            // The job may have completed between the first check and registering the waker.
+            match self.state.take() {
+                Some(r) => Poll::Ready(r),
+                None => Poll::Pending,
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            self.started = true;
+            let slice = self.slice;
+            if self.state.job.step(crate::job::Budget::time(slice)) {
+                self.state.deliver();
+                return Poll::Ready(self.state.take().unwrap_or(Err(crate::Error::Cancelled)));
+            }
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
+impl Drop for EncodeFuture {
+    fn drop(&mut self) {
+        if !self.state.completed.load(Ordering::Acquire) {
+            self.state.job.cancel();
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! An encode job: one text, encoded piece by piece. Pieces are planned lazily by the
+//! [`Planner`](crate::split::Planner) and *claimed* one at a time, so the same job can be
+//! advanced in slices on one thread ([`EncodeJob::step`]), spread over a thread pool
+//! ([`EncodeJob::run_parallel`]), or interleaved with other jobs by the
+//! [`Scheduler`](crate::Scheduler). Whatever the order the pieces ran in, [`EncodeJob::finish`]
+//! assembles them in text order and applies the post-processor once, so the result equals the
+//! whole-text encode.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokenizers::Encoding as HfEncoding;
+use web_time::{Duration, Instant};
+
+use crate::encoding::Encoding;
+use crate::error::{Error, Result};
+use crate::split::{Mode, ZoneCursor};
+use crate::tokenizer::Inner;
+
+/// What a job produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// A full [`Encoding`] (ids, offsets, masks).
+    Full,
+    /// Ids only (cheaper; no offsets).
+    Ids,
+}
+
+/// Options of one encode.
+#[derive(Debug, Clone)]
+pub struct EncodeOptions {
+    /// Apply the post-processor's special tokens (e.g. BOS), like `tokenizers`' flag.
+    pub add_special_tokens: bool,
+    /// Wanted piece size in bytes; pieces grow to the next safe cut. `None`: the default.
+    pub piece_bytes: Option<usize>,
+    pub output: Output,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions { add_special_tokens: true, piece_bytes: None, output: Output::Full }
+    }
+}
+
+/// Default piece size: about a millisecond of work for the reference engine on one core.
+pub const DEFAULT_PIECE_BYTES: usize = 2048;
+
+/// The result of a finished job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobOutput {
+    Full(Encoding),
+    Ids(Vec<u32>),
+}
+
+impl JobOutput {
+    pub fn ids(&self) -> &[u32] {
+        match self {
+            JobOutput::Full(e) => &e.ids,
+            JobOutput::Ids(ids) => ids,
+        }
+    }
+    pub fn into_encoding(self) -> Option<Encoding> {
+        match self {
+            JobOutput::Full(e) => Some(e),
+            JobOutput::Ids(_) => None,
+        }
+    }
+    pub fn into_ids(self) -> Vec<u32> {
+        match self {
+            JobOutput::Full(e) => e.ids,
+            JobOutput::Ids(ids) => ids,
+        }
+    }
+}
+
+/// How much work one [`EncodeJob::step`] may do. The step stops after the piece that crosses
+/// either limit (a piece is never interrupted).
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub bytes: Option<usize>,
+    pub time: Option<Duration>,
+}
+
+impl Budget {
+    pub fn time(d: Duration) -> Self {
+        Budget { bytes: None, time: Some(d) }
+    }
+    pub fn bytes(n: usize) -> Self {
+        Budget { bytes: Some(n), time: None }
+    }
+}
+
+/// Bytes done out of the total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub done_bytes: usize,
+    pub total_bytes: usize,
+}
+
+enum PieceOut {
+    Full(HfEncoding),
+    Ids(Vec<u32>),
+}
+
+struct Plan {
+    next_start: usize,
+    cursor: ZoneCursor,
+    claimed: usize,
+    completed: usize,
+    results: Vec<Option<PieceOut>>,
+    error: Option<Error>,
+}
+
+/// A claimed piece: its index, byte range and mode.
+pub(crate) struct Claim {
+    index: usize,
+    start: usize,
+    end: usize,
+    mode: Mode,
+}
+
+impl Claim {
+    pub(crate) fn len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// One text being encoded in pieces. Cheap to share (`Arc`); every method takes `&self`.
+pub struct EncodeJob {
+    inner: Arc<Inner>,
+    text: Arc<str>,
+    opts: EncodeOptions,
+    piece_bytes: usize,
+    plan: Mutex<Plan>,
+    done_bytes: AtomicUsize,
+    cancelled: AtomicBool,
+}
+
+impl EncodeJob {
+    pub(crate) fn new(inner: Arc<Inner>, text: Arc<str>, opts: EncodeOptions) -> Self {
+        let piece_bytes = opts.piece_bytes.unwrap_or(inner.default_piece_bytes).max(1);
+        EncodeJob {
+            inner,
+            text,
+            opts,
+            piece_bytes,
+            plan: Mutex::new(Plan {
+                next_start: 0,
+                cursor: ZoneCursor::default(),
+                claimed: 0,
+                completed: 0,
+                results: Vec::new(),
+                error: None,
+            }),
+            done_bytes: AtomicUsize::new(0),
+            cancelled: AtomicBool::new(false),
+        }
+    }
+
+    /// The text being encoded.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress { done_bytes: self.done_bytes.load(Ordering::Relaxed), total_bytes: self.text.len() }
+    }
+
+    /// Stop: pieces not yet claimed will not run, and [`finish`](Self::finish) returns
+    /// [`Error::Cancelled`].
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Plan> {
+        // A poisoned lock only means another piece panicked while holding it; the plan itself
+        // is still consistent (every update is a single assignment), so keep going.
+        self.plan.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether every piece has been encoded (or the job failed or was cancelled).
+    pub fn is_done(&self) -> bool {
+        let p = self.lock();
+        self.is_cancelled() || p.error.is_some() || (p.next_start >= self.text.len() && p.completed == p.claimed)
+    }
+
+    /// Whether unclaimed text remains (and the job is still live).
+    pub(crate) fn has_unclaimed(&self) -> bool {
+        let p = self.lock();
+        !self.is_cancelled() && p.error.is_none() && p.next_start < self.text.len()
+    }
+
+    /// Bytes not yet claimed.
+    pub(crate) fn remaining_bytes(&self) -> usize {
+        self.text.len() - self.lock().next_start
+    }
+
+    /// Claim the next piece, if any.
+    pub(crate) fn claim(&self) -> Option<Claim> {
+        if self.is_cancelled() {
+            return None;
+        }
+        let mut p = self.lock();
+        if p.error.is_some() || p.next_start >= self.text.len() {
+            return None;
+        }
+        let start = p.next_start;
+        let planned = catch_unwind(AssertUnwindSafe(|| {
+            self.inner.planner.next_piece(&self.text, start, self.piece_bytes, &mut p.cursor)
+        }));
+        let (end, mode) = match planned {
+            Ok(x) => x,
+            Err(payload) => {
+                p.error = Some(Error::from_panic(payload));
+                return None;
+            }
+        };
+        let index = p.claimed;
+        p.claimed += 1;
+        p.next_start = end;
+        p.results.push(None);
+        Some(Claim { index, start, end, mode })
+    }
+
+    /// Encode a claimed piece and record its result. Returns the piece's byte length.
+    pub(crate) fn run(&self, claim: Claim) -> usize {
+        let len = claim.end - claim.start;
+        let out = if self.is_cancelled() {
+            Err(Error::Cancelled)
+        } else {
+            catch_unwind(AssertUnwindSafe(|| self.encode_claim(&claim))).unwrap_or_else(|p| Err(Error::from_panic(p)))
+        };
+        let mut p = self.lock();
+        match out {
+            Ok(piece) => p.results[claim.index] = Some(piece),
+            Err(e) => {
+                if p.error.is_none() {
+                    p.error = Some(e);
+                }
+            }
+        }
+        p.completed += 1;
+        self.done_bytes.fetch_add(len, Ordering::Relaxed);
+        len
+    }
+
+    fn encode_claim(&self, c: &Claim) -> Result<PieceOut> {
+        let inner = &*self.inner;
+        let ids_only = self.opts.output == Output::Ids && inner.frame.is_some();
+        if ids_only {
+            if let Some(fast) = inner.fast_ids(&self.text[c.start..c.end], c.mode) {
+                return fast.map(PieceOut::Ids);
+            }
+        }
+        let enc = crate::pipeline::encode_piece(
+            &inner.tok,
+            inner.planner.rules.continuation.as_ref(),
+            &self.text,
+            c.start..c.end,
+            c.mode,
+            !ids_only,
+        )?;
+        Ok(if ids_only { PieceOut::Ids(enc.get_ids().to_vec()) } else { PieceOut::Full(enc) })
+    }
+
+    /// Claim and run one piece. `false` when nothing was left to claim.
+    pub(crate) fn run_one(&self) -> bool {
+        match self.claim() {
+            Some(c) => {
+                self.run(c);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Run pieces on the current thread until the budget is spent or the job is done.
+    /// Returns whether the job is done.
+    pub fn step(&self, budget: Budget) -> bool {
+        let start = Instant::now();
+        let mut bytes = 0usize;
+        while let Some(c) = self.claim() {
+            bytes += self.run(c);
+            if budget.bytes.is_some_and(|b| bytes >= b) || budget.time.is_some_and(|t| start.elapsed() >= t) {
+                break;
+            }
+        }
+        self.is_done()
+    }
+
+    /// Run every remaining piece on the scheduler's thread pool and wait for them (native).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run_parallel(&self) {
+        let workers = self.inner.scheduler.threads().max(1);
+        self.inner.scheduler.pool().install(|| {
+            rayon::scope(|s| {
+                for _ in 1..workers {
+                    s.spawn(|_| while self.run_one() {});
+                }
+                while self.run_one() {}
+            })
+        });
+    }
+
+    /// Assemble the result. Errors if a piece failed, the job was cancelled, or pieces remain.
+    pub fn finish(&self) -> Result<JobOutput> {
+        if self.is_cancelled() {
+            return Err(Error::Cancelled);
+        }
+        let (results, error) = {
+            let mut p = self.lock();
+            if let Some(e) = p.error.take() {
+                (Vec::new(), Some(e))
+            } else if p.next_start < self.text.len() || p.completed != p.claimed {
+                return Err(Error::InvalidArgument("finish() called before the job was done".into()));
+            } else {
+                (std::mem::take(&mut p.results), None)
+            }
+        };
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let inner = &*self.inner;
+        let add = self.opts.add_special_tokens;
+        catch_unwind(AssertUnwindSafe(|| {
+            let mut full = Vec::with_capacity(results.len());
+            let mut ids = Vec::new();
+            for r in results {
+                match r {
+                    Some(PieceOut::Full(e)) => full.push(e),
+                    Some(PieceOut::Ids(v)) => ids.extend_from_slice(&v),
+                    None => return Err(Error::Panic("a piece finished without a result".into())),
+                }
+            }
+            match (self.opts.output, &inner.frame) {
+                (Output::Ids, Some(frame)) if full.is_empty() => Ok(JobOutput::Ids(if add { frame.wrap(ids) } else { ids })),
+                (Output::Ids, _) => Ok(JobOutput::Ids(crate::pipeline::assemble(&inner.tok, full, add)?.ids)),
+                (Output::Full, _) => Ok(JobOutput::Full(crate::pipeline::assemble(&inner.tok, full, add)?)),
+            }
+        }))
+        .unwrap_or_else(|p| Err(Error::from_panic(p)))
+    }
+}

@@ -1,0 +1,47 @@
+//! # yieldtok
+//!
+//! Exact, chunked, yield-cooperative tokenization on top of Hugging Face
+//! [`tokenizers`](https://docs.rs/tokenizers). A long text is encoded in small pieces cut only
+//! where cutting provably changes nothing ([`split`] says where, per tokenizer family), so the
+//! result equals the whole-text encode token for token, offsets included — while the pieces
+//! can run in parallel, in time-boxed slices, or interleaved fairly with other requests by the
+//! [`Scheduler`], and a host event loop never waits for a whole long encode.
+//!
+//! ```no_run
+//! let tok = yieldtok::Tokenizer::from_dir("path/to/model")?;
+//! let enc = tok.encode("Hello world", true)?;              // sync, like tokenizers
+//! # #[cfg(not(target_arch = "wasm32"))]
+//! let out = futures_lite_block_on(tok.encode_async("Hello world", Default::default()));
+//! # fn futures_lite_block_on<F: std::future::Future>(_: F) {}
+//! # Ok::<(), yieldtok::Error>(())
+//! ```
+//!
+//! Module map: [`load`] (sources: files, folders, hub cache), [`config`]
+//! (`tokenizer_config.json`), [`split`] (cut rules), `pipeline` (one piece through the
+//! `tokenizers` pipeline), [`job`] (resumable chunked jobs), `scheduler` (fair pool, native),
+//! [`future`] (runtime-agnostic futures), [`encoding`] (results), [`error`].
+
+pub mod config;
+pub mod encoding;
+pub mod error;
+pub mod future;
+pub mod job;
+pub mod load;
+mod pipeline;
+pub mod split;
+mod tokenizer;
+
+cfg_if::cfg_if! {
+    if #[cfg(not(target_arch = "wasm32"))] {
+        mod scheduler;
+        pub mod fixtures;
+        pub use scheduler::Scheduler;
+    }
+}
+
+pub use config::{ChatTemplates, TokenizerConfig};
+pub use encoding::Encoding;
+pub use error::{Error, Result};
+pub use future::{EncodeFuture, JobHandle};
+pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
+pub use tokenizer::{Tokenizer, PARALLEL_MIN_BYTES};

@@ -1,0 +1,165 @@
+//! The fair scheduler (native targets): many encode jobs share one bounded thread pool, piece
+//! by piece. Whenever a worker is free it runs one piece of the job that has received the
+//! least service so far (bytes encoded, measured on a virtual clock so that a job arriving
+//! late does not get to monopolise the pool); ties go to the job with less left to do. A short
+//! request therefore waits for at most about one piece per worker, never for a whole long
+//! request. Pieces of one job run on several workers at once when nothing else is waiting.
+//!
+//! The pool is a `rayon` pool (default: one thread per core, `YIELDTOK_THREADS` to change it);
+//! the sync batch API runs on the same pool, so the library never has more threads than that.
+//! Each queued job holds exactly one "run the best job" task in the pool, so the pool's own
+//! queue order does not matter: the choice is made here, when a worker is free.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::job::EncodeJob;
+
+/// Something the scheduler can advance one piece at a time.
+pub(crate) trait Task: Send + Sync {
+    fn job(&self) -> &EncodeJob;
+    /// Called once, by the worker that completes the last piece (or notices cancellation).
+    fn complete(&self);
+}
+
+struct Entry {
+    key: (u64, usize, u64),
+    task: Arc<dyn Task>,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&o.key)
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    heap: BinaryHeap<Reverse<Entry>>,
+    /// Virtual time: the service of the most recently scheduled entry.
+    clock: u64,
+    seq: u64,
+}
+
+struct Shared {
+    pool: rayon::ThreadPool,
+    threads: usize,
+    queue: Mutex<Queue>,
+}
+
+/// A bounded pool of workers and a fair queue of jobs. Cheap to clone.
+#[derive(Clone)]
+pub struct Scheduler {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scheduler").field("threads", &self.shared.threads).finish()
+    }
+}
+
+impl Scheduler {
+    /// A scheduler with `threads` workers (0: one per core).
+    pub fn new(threads: usize) -> Self {
+        let threads = if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { threads };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("yieldtok-{i}"))
+            // Pieces catch their own panics; this only keeps a stray one from aborting the host.
+            .panic_handler(|_| {})
+            .build()
+            .expect("cannot start the yieldtok thread pool");
+        Scheduler { shared: Arc::new(Shared { pool, threads, queue: Mutex::new(Queue::default()) }) }
+    }
+
+    /// The process-wide scheduler, created on first use (`YIELDTOK_THREADS` workers, default
+    /// one per core).
+    pub fn global() -> &'static Scheduler {
+        static GLOBAL: OnceLock<Scheduler> = OnceLock::new();
+        GLOBAL.get_or_init(|| {
+            let n = std::env::var("YIELDTOK_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+            Scheduler::new(n)
+        })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.shared.threads
+    }
+
+    pub(crate) fn pool(&self) -> &rayon::ThreadPool {
+        &self.shared.pool
+    }
+
+    /// Jobs waiting for a worker (for tests and metrics).
+    pub fn queued(&self) -> usize {
+        self.lock().heap.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.shared.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queue a task; a worker will start it when it is the least-served one.
+    pub(crate) fn submit(&self, task: Arc<dyn Task>) {
+        let remaining = task.job().remaining_bytes();
+        let mut q = self.lock();
+        let clock = q.clock;
+        self.push(&mut q, clock, remaining, task);
+    }
+
+    fn push(&self, q: &mut Queue, service: u64, remaining: usize, task: Arc<dyn Task>) {
+        q.seq += 1;
+        let key = (service, remaining, q.seq);
+        q.heap.push(Reverse(Entry { key, task }));
+        let me = self.clone();
+        self.shared.pool.spawn(move || me.run_best());
+    }
+
+    /// One pool task: pick the least-served job, claim a piece, requeue the job if more
+    /// remains (so another worker can take its next piece), run the piece.
+    fn run_best(&self) {
+        let (entry, claim) = {
+            let mut q = self.lock();
+            let Some(Reverse(entry)) = q.heap.pop() else { return };
+            q.clock = q.clock.max(entry.key.0);
+            let claim = entry.task.job().claim();
+            (entry, claim)
+        };
+        let task = entry.task;
+        let Some(claim) = claim else {
+            // Nothing left to claim: cancelled, failed, or its last pieces are running elsewhere.
+            self.maybe_complete(&task);
+            return;
+        };
+        if task.job().has_unclaimed() {
+            let remaining = task.job().remaining_bytes();
+            let service = entry.key.0 + claim.len() as u64;
+            let mut q = self.lock();
+            self.push(&mut q, service, remaining, task.clone());
+        }
+        // `run` catches panics of the pipeline itself; this guards the bookkeeping around it.
+        let _ = catch_unwind(AssertUnwindSafe(|| task.job().run(claim)));
+        self.maybe_complete(&task);
+    }
+
+    fn maybe_complete(&self, task: &Arc<dyn Task>) {
+        if task.job().is_done() {
+            task.complete();
+        }
+    }
+}
+

@@ -1,0 +1,129 @@
+//! Added-token matches, found the way the `tokenizers` pipeline finds them: leftmost-longest
+//! over the raw text for the tokens with `normalized = false`. Each match becomes a *zone*:
+//! its edges are exact cut points, and no cut may fall inside it. Matches the pipeline would
+//! reshape or skip (`lstrip`/`rstrip`/`single_word` flags, special tokens when
+//! `encode_special_tokens` is on) become *forbidden* zones only: no cut inside (widened over
+//! the whitespace a strip flag could absorb), and their edges are not used.
+//!
+//! Tokens with `normalized = true` are matched by the pipeline inside the normalized text of
+//! each segment; they are handled conservatively by [`AddedMatcher::blocks`]: a cut class is
+//! switched off when such a token contains the char that class cuts next to.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
+use tokenizers::{NormalizedString, Normalizer};
+
+/// How a zone may be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ZoneKind {
+    /// An exact added-token match: both edges are safe cuts.
+    Edge,
+    /// A region no cut may fall into; its edges are not known to be safe.
+    Forbidden,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Zone {
+    pub start: usize,
+    pub end: usize,
+    pub kind: ZoneKind,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PatternInfo {
+    exact: bool,
+    lstrip: bool,
+    rstrip: bool,
+}
+
+/// Which cut classes normalized added tokens rule out.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Blocks {
+    pub before_space: bool,
+    pub after_newline: bool,
+}
+
+pub(crate) struct AddedMatcher {
+    ac: Option<AhoCorasick>,
+    info: Vec<PatternInfo>,
+    pub(crate) blocks: Blocks,
+}
+
+impl AddedMatcher {
+    pub(crate) fn new(tok: &tokenizers::Tokenizer) -> Result<Self, String> {
+        let encode_special = tok.get_encode_special_tokens();
+        let normalizer = tok.get_normalizer();
+        let mut patterns = Vec::new();
+        let mut info = Vec::new();
+        let mut blocks = Blocks::default();
+        let mut decoder: Vec<_> = tok.get_added_tokens_decoder().into_iter().collect();
+        decoder.sort_by_key(|(id, _)| *id);
+        for (_, t) in decoder {
+            if t.content.is_empty() {
+                continue;
+            }
+            if t.normalized {
+                let mut forms = vec![t.content.clone()];
+                if let Some(n) = normalizer {
+                    let mut ns = NormalizedString::from(t.content.as_str());
+                    if n.normalize(&mut ns).is_ok() {
+                        forms.push(ns.get().to_string());
+                    }
+                }
+                for f in forms {
+                    if f.contains([' ', '\u{2581}']) || f.chars().any(char::is_whitespace) {
+                        blocks.before_space = true;
+                    }
+                    if f.contains('\n') {
+                        blocks.after_newline = true;
+                    }
+                }
+                continue;
+            }
+            let skipped = encode_special && t.special;
+            patterns.push(t.content.clone());
+            info.push(PatternInfo {
+                exact: !(skipped || t.single_word || t.lstrip || t.rstrip),
+                lstrip: t.lstrip,
+                rstrip: t.rstrip,
+            });
+        }
+        let ac = if patterns.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&patterns)
+                    .map_err(|e| format!("cannot build the added-token matcher: {e}"))?,
+            )
+        };
+        Ok(AddedMatcher { ac, info, blocks })
+    }
+
+    /// Whether some added token is matched in a way this module only approximates.
+    pub(crate) fn has_inexact(&self) -> bool {
+        self.info.iter().any(|i| !i.exact)
+    }
+
+    /// The next zone starting at or after `from`, if any.
+    pub(crate) fn next_zone(&self, text: &str, from: usize) -> Option<Zone> {
+        let ac = self.ac.as_ref()?;
+        let m = ac.find(Input::new(text).range(from..))?;
+        let info = self.info[m.pattern().as_usize()];
+        if info.exact {
+            return Some(Zone { start: m.start(), end: m.end(), kind: ZoneKind::Edge });
+        }
+        let bytes = text.as_bytes();
+        let mut start = m.start();
+        let mut end = m.end();
+        if info.lstrip {
+            let trimmed = text[..start].trim_end();
+            start = trimmed.len();
+        }
+        if info.rstrip {
+            end += text[end..].len() - text[end..].trim_start().len();
+        }
+        debug_assert!(start <= bytes.len() && end <= bytes.len());
+        Some(Zone { start, end, kind: ZoneKind::Forbidden })
+    }
+}

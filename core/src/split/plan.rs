@@ -1,0 +1,137 @@
+//! The cut planner: given a text, a position that is a safe cut, and a target piece size,
+//! finds the first safe cut at or past the target (or the end of the text), and says in which
+//! mode the piece must be encoded. Planning is lazy: added-token zones are searched only as far
+//! as the planner has walked, so a job over a 100 MB text costs nothing before its first piece.
+
+use super::added::{AddedMatcher, Zone, ZoneKind};
+use super::classify::CutRules;
+
+/// How a piece is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// With the tokenizer's own pipeline.
+    Normal,
+    /// With the prepend step removed (the piece continues a segment of the previous piece).
+    Continuation,
+}
+
+/// Rules + added-token matcher of one tokenizer.
+pub(crate) struct Planner {
+    pub(crate) rules: CutRules,
+    pub(crate) added: AddedMatcher,
+}
+
+/// Walk state over one text: the zones found so far that may still matter.
+#[derive(Debug, Default)]
+pub struct ZoneCursor {
+    zones: std::collections::VecDeque<Zone>,
+    /// Where the next zone search starts (the end of the last zone found).
+    search_from: usize,
+    exhausted: bool,
+}
+
+impl Planner {
+    /// Make sure every zone starting before `upto` is known (plus one beyond).
+    fn fill(&self, text: &str, cur: &mut ZoneCursor, upto: usize) {
+        while !cur.exhausted && cur.zones.back().is_none_or(|z| z.start < upto) {
+            match self.added.next_zone(text, cur.search_from) {
+                Some(z) => {
+                    cur.search_from = z.end.max(z.start + 1).min(text.len());
+                    cur.zones.push_back(z);
+                    if z.end >= text.len() {
+                        cur.exhausted = true;
+                    }
+                }
+                None => cur.exhausted = true,
+            }
+        }
+    }
+
+    fn drop_before(cur: &mut ZoneCursor, pos: usize) {
+        while cur.zones.front().is_some_and(|z| z.end < pos) {
+            cur.zones.pop_front();
+        }
+    }
+
+    /// The piece that starts at `start` (a safe cut): its end and its mode. `target` is the
+    /// wanted size in bytes; the piece grows past it until a safe cut is found.
+    pub(crate) fn next_piece(&self, text: &str, start: usize, target: usize, cur: &mut ZoneCursor) -> (usize, Mode) {
+        let len = text.len();
+        Self::drop_before(cur, start);
+        self.fill(text, cur, start.saturating_add(target).min(len));
+        let starts_after_added = cur.zones.iter().any(|z| z.kind == ZoneKind::Edge && z.end == start);
+        let starts_at_added = cur.zones.iter().any(|z| z.kind == ZoneKind::Edge && z.start == start);
+        let mode = if self.rules.continuation.is_some() && start != 0 && !starts_after_added && !starts_at_added {
+            Mode::Continuation
+        } else {
+            Mode::Normal
+        };
+        let want = start.saturating_add(target.max(1)).min(len);
+        // A continuation piece must not contain an added token: it ends at the first exact
+        // added-token match after its start, even before the target. (Past the target, the
+        // walk below stops at the first edge anyway.)
+        if mode == Mode::Continuation {
+            self.fill(text, cur, want);
+            if let Some(z) = cur.zones.iter().find(|z| z.kind == ZoneKind::Edge && z.start > start) {
+                if z.start < want {
+                    return (z.start, mode);
+                }
+            }
+        }
+        if want >= len {
+            return (len, mode);
+        }
+        let end = self.first_cut_at_or_after(text, start, want, mode, cur);
+        (end, mode)
+    }
+
+    /// First safe cut `p` with `p >= want` (and `p > start`), or `len`.
+    fn first_cut_at_or_after(&self, text: &str, start: usize, want: usize, mode: Mode, cur: &mut ZoneCursor) -> usize {
+        let bytes = text.as_bytes();
+        let len = bytes.len();
+        let r = &self.rules;
+        let space_ok = r.before_space && r.is_chunked() && !self.added.blocks.before_space;
+        let newline_ok = r.after_newline && r.is_chunked() && !self.added.blocks.after_newline;
+        let mut p = want.max(start + 1);
+        let mut zi = 0usize; // index into cur.zones of the first zone whose end >= p
+        loop {
+            if p >= len {
+                return len;
+            }
+            self.fill(text, cur, p + 1);
+            while zi < cur.zones.len() && cur.zones[zi].end < p {
+                zi += 1;
+            }
+            if let Some(z) = cur.zones.get(zi).copied() {
+                if z.start < p && p < z.end {
+                    // Inside a zone: jump to its end (a candidate if it is an exact edge).
+                    p = z.end;
+                    continue;
+                }
+                if z.kind == ZoneKind::Edge && (z.start == p || z.end == p) {
+                    return p;
+                }
+            }
+            let b = bytes[p];
+            if b == b' ' && space_ok {
+                if let Some(prev) = text[..p].chars().next_back() {
+                    if !prev.is_whitespace() && !r.forbid_before_space.contains(&prev) {
+                        return p;
+                    }
+                }
+            }
+            if newline_ok && bytes[p - 1] == b'\n' {
+                if let Some(next) = text[p..].chars().next() {
+                    if !next.is_whitespace() && !r.forbid_after_newline.contains(&next) {
+                        return p;
+                    }
+                }
+            }
+            // Advance to the next char boundary.
+            p += 1;
+            while p < len && !text.is_char_boundary(p) {
+                p += 1;
+            }
+        }
+    }
+}

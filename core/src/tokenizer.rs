@@ -1,0 +1,319 @@
+//! [`Tokenizer`]: a loaded `tokenizers` tokenizer plus what yieldtok derives from it at load time
+//! (cut rules, added-token matcher, the special-token frame for ids-only results, the model
+//! folder's `tokenizer_config.json`), and the sync and async encode/decode API on top.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::config::TokenizerConfig;
+use crate::encoding::Encoding;
+use crate::error::{Error, Result};
+use crate::job::{EncodeJob, EncodeOptions, JobOutput, Output, DEFAULT_PIECE_BYTES};
+use crate::pipeline::SpecialFrame;
+use crate::split::{added::AddedMatcher, CutRules, Family, Mode, Planner};
+
+/// Texts at least this long are encoded in parallel pieces by the sync API (native).
+pub const PARALLEL_MIN_BYTES: usize = 64 * 1024;
+
+pub(crate) struct Inner {
+    pub(crate) tok: tokenizers::Tokenizer,
+    pub(crate) config: Option<TokenizerConfig>,
+    pub(crate) planner: Planner,
+    pub(crate) frame: Option<SpecialFrame>,
+    pub(crate) default_piece_bytes: usize,
+    pub(crate) origin: Option<String>,
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) scheduler: crate::Scheduler,
+}
+
+impl Inner {
+    /// The fast ids-only engine's result for a piece, when one serves this tokenizer.
+    pub(crate) fn fast_ids(&self, _piece: &str, _mode: Mode) -> Option<Result<Vec<u32>>> {
+        None
+    }
+}
+
+/// A tokenizer. Cloning is cheap (shared); every method takes `&self` and is thread-safe.
+#[derive(Clone)]
+pub struct Tokenizer {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("origin", &self.inner.origin)
+            .field("vocab_size", &self.vocab_size(true))
+            .field("chunking", &self.inner.planner.rules.describe())
+            .finish()
+    }
+}
+
+/// The parts of `tokenizer.json` the classifier reads (the vocabulary is skipped, not parsed).
+#[derive(Deserialize)]
+struct Structure {
+    #[serde(default)]
+    normalizer: Value,
+    #[serde(default)]
+    pre_tokenizer: Value,
+    #[serde(default)]
+    truncation: Value,
+    #[serde(default)]
+    padding: Value,
+    model: ModelMeta,
+}
+
+#[derive(Deserialize)]
+struct ModelMeta {
+    #[serde(rename = "type", default)]
+    ty: Option<String>,
+    #[serde(default)]
+    dropout: Option<f64>,
+    #[serde(default)]
+    ignore_merges: Option<bool>,
+    #[serde(default)]
+    fuse_unk: Option<bool>,
+    #[serde(default)]
+    byte_fallback: Option<bool>,
+}
+
+impl Tokenizer {
+    /// Build from the text of a `tokenizer.json`. `origin` names it in errors and logs.
+    pub fn from_json_str(json: &str, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
+        let bad = |message: String| Error::InvalidTokenizer { origin: origin.clone(), message };
+        let tok: tokenizers::Tokenizer = json.parse().map_err(|e: tokenizers::Error| bad(e.to_string()))?;
+        let structure: Structure = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
+        let m = &structure.model;
+        let json_view = serde_json::json!({
+            "normalizer": structure.normalizer,
+            "pre_tokenizer": structure.pre_tokenizer,
+            "truncation": structure.truncation,
+            "padding": structure.padding,
+            "model": {"type": m.ty, "dropout": m.dropout, "ignore_merges": m.ignore_merges,
+                      "fuse_unk": m.fuse_unk, "byte_fallback": m.byte_fallback},
+        });
+        Self::from_parts(tok, &json_view, config, origin)
+    }
+
+    fn from_parts(tok: tokenizers::Tokenizer, structure: &Value, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
+        let added = AddedMatcher::new(&tok).map_err(|message| Error::InvalidTokenizer { origin: origin.clone(), message })?;
+        let mut rules = crate::split::classify::classify(structure, &tok);
+        if rules.continuation.is_some() && added.has_inexact() {
+            rules = CutRules::unchunked("continuation mode with added tokens that strip or match single words");
+        }
+        let mut planner = Planner { rules, added };
+        if planner.rules.is_chunked() {
+            let sample = crate::split::selfcheck::sample(&tok);
+            if let Err(why) = crate::split::self_check(&tok, &planner, &sample) {
+                log::warn!("yieldtok: chunking disabled for {}: self-check failed: {why}", origin.as_deref().unwrap_or("tokenizer"));
+                planner.rules = CutRules::unchunked(format!("self-check failed: {why}"));
+            }
+        }
+        let frame = SpecialFrame::probe(&tok);
+        log::info!(
+            "yieldtok: loaded {} — chunking: {}",
+            origin.as_deref().unwrap_or("tokenizer"),
+            planner.rules.describe()
+        );
+        Ok(Tokenizer {
+            inner: Arc::new(Inner {
+                tok,
+                config,
+                planner,
+                frame,
+                default_piece_bytes: DEFAULT_PIECE_BYTES,
+                origin,
+                #[cfg(not(target_arch = "wasm32"))]
+                scheduler: crate::Scheduler::global().clone(),
+            }),
+        })
+    }
+
+    /// Use another scheduler (thread pool) for this tokenizer's async and parallel work.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn with_scheduler(&self, scheduler: crate::Scheduler) -> Self {
+        self.rebuild(|inner| inner.scheduler = scheduler)
+    }
+
+    /// Use another default piece size (bytes) for jobs and async encodes.
+    pub fn with_piece_bytes(&self, bytes: usize) -> Self {
+        self.rebuild(|inner| inner.default_piece_bytes = bytes.max(1))
+    }
+
+    fn rebuild(&self, f: impl FnOnce(&mut Inner)) -> Self {
+        let i = &*self.inner;
+        let mut inner = Inner {
+            tok: i.tok.clone(),
+            config: i.config.clone(),
+            planner: Planner { rules: i.planner.rules.clone(), added: AddedMatcher::new(&i.tok).expect("matcher rebuilt from a tokenizer that built one") },
+            frame: i.frame.clone(),
+            default_piece_bytes: i.default_piece_bytes,
+            origin: i.origin.clone(),
+            #[cfg(not(target_arch = "wasm32"))]
+            scheduler: i.scheduler.clone(),
+        };
+        f(&mut inner);
+        Tokenizer { inner: Arc::new(inner) }
+    }
+
+    /// The wrapped `tokenizers` tokenizer (the reference engine).
+    pub fn hf(&self) -> &tokenizers::Tokenizer {
+        &self.inner.tok
+    }
+
+    /// `tokenizer_config.json`, when the tokenizer was loaded from a model folder.
+    pub fn config(&self) -> Option<&TokenizerConfig> {
+        self.inner.config.as_ref()
+    }
+
+    /// Where the tokenizer came from (path or description).
+    pub fn origin(&self) -> Option<&str> {
+        self.inner.origin.as_deref()
+    }
+
+    /// The cut rules in force (family, rules, or why the tokenizer is not chunked).
+    pub fn cut_rules(&self) -> &CutRules {
+        &self.inner.planner.rules
+    }
+
+    /// The chunking family.
+    pub fn family(&self) -> &Family {
+        &self.inner.planner.rules.family
+    }
+
+    /// The engine that produces ids (`"tokenizers"` until a fast engine serves this model).
+    pub fn engine(&self) -> &'static str {
+        "tokenizers"
+    }
+
+    pub fn vocab_size(&self, with_added_tokens: bool) -> usize {
+        self.inner.tok.get_vocab_size(with_added_tokens)
+    }
+
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.tok.token_to_id(token)
+    }
+
+    pub fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.tok.id_to_token(id)
+    }
+
+    /// Serialize the tokenizer back to `tokenizer.json` text (e.g. for pickling).
+    pub fn to_json(&self) -> Result<String> {
+        self.inner.tok.to_string(false).map_err(Error::tokenize)
+    }
+
+    // ---- sync encode -------------------------------------------------------------------
+
+    /// Encode like `tokenizers`' `encode(text, add_special_tokens)`: same ids, byte offsets and
+    /// masks. Long texts are encoded in parallel pieces on native targets.
+    pub fn encode(&self, text: &str, add_special_tokens: bool) -> Result<Encoding> {
+        let opts = EncodeOptions { add_special_tokens, ..Default::default() };
+        Ok(self.encode_with(text, &opts)?.into_encoding().expect("full output requested"))
+    }
+
+    /// Ids only (skips offsets; faster).
+    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
+        let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
+        Ok(self.encode_with(text, &opts)?.into_ids())
+    }
+
+    /// Number of tokens `encode(text, add_special_tokens)` would give.
+    pub fn count(&self, text: &str, add_special_tokens: bool) -> Result<usize> {
+        Ok(self.encode_ids(text, add_special_tokens)?.len())
+    }
+
+    /// Encode with explicit options, on the calling thread for short texts and in parallel
+    /// pieces on the scheduler's pool for long ones.
+    pub fn encode_with(&self, text: &str, opts: &EncodeOptions) -> Result<JobOutput> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if text.len() >= PARALLEL_MIN_BYTES && self.inner.planner.rules.is_chunked() {
+            let threads = self.inner.scheduler.threads().max(1);
+            let piece = opts.piece_bytes.unwrap_or_else(|| (text.len() / (threads * 4)).clamp(16 * 1024, 1 << 20));
+            let job = self.job(text, EncodeOptions { piece_bytes: Some(piece), ..opts.clone() });
+            job.run_parallel();
+            return job.finish();
+        }
+        let job = self.job(text, EncodeOptions { piece_bytes: Some(opts.piece_bytes.unwrap_or(usize::MAX)), ..opts.clone() });
+        job.step(crate::job::Budget { bytes: None, time: None });
+        job.finish()
+    }
+
+    /// The pieces a job over `text` would encode, with target size `piece_bytes`: byte ranges
+    /// and whether each is a continuation piece. For tests, fuzzing and inspection.
+    pub fn plan(&self, text: &str, piece_bytes: usize) -> Vec<(std::ops::Range<usize>, bool)> {
+        let mut cur = crate::split::ZoneCursor::default();
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < text.len() {
+            let (end, mode) = self.inner.planner.next_piece(text, start, piece_bytes.max(1), &mut cur);
+            out.push((start..end, mode == Mode::Continuation));
+            start = end;
+        }
+        out
+    }
+
+    /// A job over `text`, to advance by hand ([`EncodeJob::step`]) or in parallel.
+    pub fn job(&self, text: impl Into<Arc<str>>, opts: EncodeOptions) -> EncodeJob {
+        EncodeJob::new(self.inner.clone(), text.into(), opts)
+    }
+
+    /// Encode many texts in parallel (rayon, on the scheduler's pool).
+    pub fn encode_batch<S: AsRef<str> + Sync>(&self, texts: &[S], add_special_tokens: bool) -> Result<Vec<Encoding>> {
+        self.map_batch(texts, |t| self.encode(t.as_ref(), add_special_tokens))
+    }
+
+    /// Ids of many texts in parallel.
+    pub fn encode_batch_ids<S: AsRef<str> + Sync>(&self, texts: &[S], add_special_tokens: bool) -> Result<Vec<Vec<u32>>> {
+        self.map_batch(texts, |t| self.encode_ids(t.as_ref(), add_special_tokens))
+    }
+
+    fn map_batch<T: Sync, R: Send>(&self, items: &[T], f: impl Fn(&T) -> Result<R> + Sync + Send) -> Result<Vec<R>> {
+        cfg_if::cfg_if! {
+            if #[cfg(target_arch = "wasm32")] {
+                items.iter().map(f).collect()
+            } else {
+                use rayon::prelude::*;
+                self.inner.scheduler.pool().install(|| items.par_iter().map(f).collect())
+            }
+        }
+    }
+
+    // ---- async encode ------------------------------------------------------------------
+
+    /// Encode without blocking: a future that runs the text in pieces on the scheduler (native)
+    /// or in cooperative slices (wasm32). Dropping it cancels the remaining pieces.
+    pub fn encode_async(&self, text: impl Into<Arc<str>>, opts: EncodeOptions) -> crate::EncodeFuture {
+        let job = self.job(text, opts);
+        cfg_if::cfg_if! {
+            if #[cfg(target_arch = "wasm32")] {
+                crate::EncodeFuture::new(job, web_time::Duration::from_millis(4))
+            } else {
+                crate::EncodeFuture::new(job, self.inner.scheduler.clone())
+            }
+        }
+    }
+
+    // ---- decode ------------------------------------------------------------------------
+
+    fn check_ids(&self, ids: &[u32]) -> Result<()> {
+        let n = self.vocab_size(true);
+        match ids.iter().find(|&&id| id as usize >= n && self.inner.tok.id_to_token(id).is_none()) {
+            Some(&id) => Err(Error::IdOutOfRange { id, vocab_size: n }),
+            None => Ok(()),
+        }
+    }
+
+    /// Decode ids to text, like `tokenizers`' `decode`. Ids the vocabulary lacks are an error.
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
+        self.check_ids(ids)?;
+        self.inner.tok.decode(ids, skip_special_tokens).map_err(Error::tokenize)
+    }
+
+    /// Decode many id lists in parallel.
+    pub fn decode_batch<S: AsRef<[u32]> + Sync>(&self, batch: &[S], skip_special_tokens: bool) -> Result<Vec<String>> {
+        self.map_batch(batch, |ids| self.decode(ids.as_ref(), skip_special_tokens))
+    }
+}
