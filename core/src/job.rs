@@ -83,6 +83,11 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// The default slice: 1 ms of work.
+    pub const DEFAULT: Budget = Budget { bytes: None, time: Some(Duration::from_millis(1)) };
+    /// No limit: run to the end.
+    pub const UNLIMITED: Budget = Budget { bytes: None, time: None };
+
     pub fn time(d: Duration) -> Self {
         Budget { bytes: None, time: Some(d) }
     }
@@ -280,15 +285,29 @@ impl EncodeJob {
     }
 
     /// Run pieces on the current thread until the budget is spent or the job is done.
-    /// Returns whether the job is done.
+    /// Returns whether the job is done. A time budget is kept by not starting a piece that the
+    /// measured speed of the previous ones says would overrun it (the first piece always runs).
     pub fn step(&self, budget: Budget) -> bool {
         let start = Instant::now();
         let mut bytes = 0usize;
-        while let Some(c) = self.claim() {
-            bytes += self.run(c);
-            if budget.bytes.is_some_and(|b| bytes >= b) || budget.time.is_some_and(|t| start.elapsed() >= t) {
-                break;
+        let mut pieces = 0usize;
+        loop {
+            if pieces > 0 {
+                if budget.bytes.is_some_and(|b| bytes >= b) {
+                    break;
+                }
+                if let Some(t) = budget.time {
+                    let elapsed = start.elapsed();
+                    let per_byte = elapsed.as_secs_f64() / bytes.max(1) as f64;
+                    let next = Duration::from_secs_f64(per_byte * self.piece_bytes.min(self.text.len()) as f64);
+                    if elapsed + next > t {
+                        break;
+                    }
+                }
             }
+            let Some(c) = self.claim() else { break };
+            bytes += self.run(c);
+            pieces += 1;
         }
         self.is_done()
     }

@@ -34,6 +34,7 @@ mod tokenizer;
 cfg_if::cfg_if! {
     if #[cfg(not(target_arch = "wasm32"))] {
         mod scheduler;
+        pub mod corpus;
         pub mod fixtures;
         pub use scheduler::Scheduler;
     }
@@ -44,4 +45,5 @@ pub use encoding::Encoding;
 pub use error::{Error, Result};
 pub use future::{EncodeFuture, JobHandle};
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
+pub use split::{CutRules, Family};
 pub use tokenizer::{Tokenizer, PARALLEL_MIN_BYTES};

@@ -237,7 +237,7 @@ impl Tokenizer {
             return job.finish();
         }
         let job = self.job(text, EncodeOptions { piece_bytes: Some(opts.piece_bytes.unwrap_or(usize::MAX)), ..opts.clone() });
-        job.step(crate::job::Budget { bytes: None, time: None });
+        job.step(crate::job::Budget::UNLIMITED);
         job.finish()
     }
 

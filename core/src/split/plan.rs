@@ -81,12 +81,12 @@ impl Planner {
         if want >= len {
             return (len, mode);
         }
-        let end = self.first_cut_at_or_after(text, start, want, mode, cur);
+        let end = self.first_cut_at_or_after(text, start, want, cur);
         (end, mode)
     }
 
     /// First safe cut `p` with `p >= want` (and `p > start`), or `len`.
-    fn first_cut_at_or_after(&self, text: &str, start: usize, want: usize, mode: Mode, cur: &mut ZoneCursor) -> usize {
+    fn first_cut_at_or_after(&self, text: &str, start: usize, want: usize, cur: &mut ZoneCursor) -> usize {
         let bytes = text.as_bytes();
         let len = bytes.len();
         let r = &self.rules;

