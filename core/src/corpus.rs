@@ -6,7 +6,8 @@
 
 use std::path::PathBuf;
 
-const PROSE: &[&str] = &[
+/// Short prose in many scripts (also used by the tests' corpus).
+pub const PROSE: &[&str] = &[
     "The quick brown fox jumps over the lazy dog. It's 3:45pm; we'll see what they've done!",
     "東京は日本の首都であり、世界で最も人口の多い都市圏の一つです。",
     "北京是中华人民共和国的首都，也是全国的政治、文化中心。",

@@ -13,8 +13,8 @@ pub struct Encoding {
     pub attention_mask: Vec<u32>,
 }
 
-impl Encoding {
-    pub(crate) fn from_hf(enc: tokenizers::Encoding) -> Self {
+impl From<tokenizers::Encoding> for Encoding {
+    fn from(enc: tokenizers::Encoding) -> Self {
         Encoding {
             ids: enc.get_ids().to_vec(),
             offsets: enc.get_offsets().to_vec(),
@@ -23,6 +23,9 @@ impl Encoding {
             attention_mask: enc.get_attention_mask().to_vec(),
         }
     }
+}
+
+impl Encoding {
 
     /// Number of tokens.
     pub fn len(&self) -> usize {

@@ -147,3 +147,25 @@ impl Drop for EncodeFuture {
         }
     }
 }
+
+/// Run a future to completion on the current thread, parking between polls. The work of an
+/// [`EncodeFuture`] happens on the scheduler's threads, so this is all a sync caller (a CLI, a
+/// test, a binding's sync twin) needs — no async runtime.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<F: Future>(fut: F) -> F::Output {
+    struct ThreadWaker(std::thread::Thread);
+    impl std::task::Wake for ThreadWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let mut fut = std::pin::pin!(fut);
+    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
+}

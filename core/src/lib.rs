@@ -37,6 +37,7 @@ cfg_if::cfg_if! {
         pub mod corpus;
         pub mod fixtures;
         pub use scheduler::Scheduler;
+        pub use future::block_on;
     }
 }
 

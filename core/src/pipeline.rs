@@ -49,7 +49,7 @@ pub(crate) fn assemble(tok: &tokenizers::Tokenizer, pieces: Vec<HfEncoding>, add
         HfEncoding::merge(pieces, false)
     };
     let processed = tok.post_process(merged, None, add_special_tokens).map_err(Error::tokenize)?;
-    Ok(Encoding::from_hf(processed))
+    Ok(Encoding::from(processed))
 }
 
 /// Ids-only assembly: the post-processor's special tokens around the content, read once at

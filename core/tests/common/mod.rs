@@ -2,10 +2,8 @@
 //! `block_on`, and the whole-vs-chunked comparison.
 #![allow(dead_code)]
 
-use std::future::Future;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-
+#[allow(unused_imports)]
+pub use yieldtok::block_on;
 use yieldtok::{Encoding, Tokenizer};
 
 pub fn fixture(name: &str) -> Tokenizer {
@@ -29,19 +27,7 @@ impl Rng {
     }
 }
 
-pub const MULTILINGUAL: &[&str] = &[
-    "東京は日本の首都であり、世界で最も人口の多い都市圏の一つです。",
-    "北京是中华人民共和国的首都，也是全国的政治、文化中心。",
-    "서울은 대한민국의 수도이며 가장 큰 도시입니다.",
-    "Москва — столица России, город федерального значения.",
-    "القاهرة هي عاصمة جمهورية مصر العربية وأكبر مدنها.",
-    "नई दिल्ली भारत की राजधानी है और यह दिल्ली में स्थित है।",
-    "กรุงเทพมหานครเป็นเมืองหลวงและนครที่มีประชากรมากที่สุดของประเทศไทย",
-    "Ελλάδα είναι χώρα της νοτιοανατολικής Ευρώπης.",
-    "Việt Nam có diện tích khoảng 331.212 km².",
-    "The quick brown fox jumps over the lazy dog. It's 3:45pm; we'll see!",
-    "Ça va? Où est la bibliothèque? Ünïcödé façade naïve coöperate.",
-];
+pub use yieldtok::corpus::PROSE as MULTILINGUAL;
 
 pub const TROUBLE: &[&str] = &[
     "👩‍👩‍👧‍👦", "👍🏽", "🇯🇵🇫🇷", "❤️", "1️⃣", "🧑🏿‍🚀", "☺︎", "e\u{301}", "a\u{308}\u{304}\u{323}",
@@ -142,45 +128,21 @@ pub fn corpus(tok: &Tokenizer) -> Vec<(String, String)> {
         }
         v.push(("specials".into(), s.repeat(5)));
     }
-    if let Some(real) = real_conversations(200_000) {
+    if let Some(mut real) = yieldtok::corpus::real_text() {
+        let mut end = real.len().min(200_000);
+        while !real.is_char_boundary(end) {
+            end -= 1;
+        }
+        real.truncate(end);
         v.push(("tau conversations".into(), real));
     }
     v.push(("mixed 64k".into(), mixed(tok, 7, 64 * 1024)));
     v
 }
 
-/// Text of the real conversations in `../shared/data`, if that folder exists (tests must pass
-/// without it).
-pub fn real_conversations(max_bytes: usize) -> Option<String> {
-    let root = yieldtok::fixtures::repo_root_from(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
-    let path = root.parent()?.join("shared/data/tau-airline-conversations.jsonl");
-    let data = std::fs::read_to_string(path).ok()?;
-    let mut out = String::new();
-    for line in data.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).ok()?;
-        for m in v["messages"].as_array()? {
-            if let Some(c) = m["content"].as_str() {
-                out.push_str(c);
-                out.push_str("\n\n");
-            }
-        }
-        if out.len() > max_bytes {
-            break;
-        }
-    }
-    Some(out)
-}
-
 /// Whole-text reference encode through `tokenizers` itself.
 pub fn reference(tok: &Tokenizer, text: &str, add_special: bool) -> Encoding {
-    let e = tok.hf().encode(text, add_special).expect("reference encode");
-    Encoding {
-        ids: e.get_ids().to_vec(),
-        offsets: e.get_offsets().to_vec(),
-        type_ids: e.get_type_ids().to_vec(),
-        special_tokens_mask: e.get_special_tokens_mask().to_vec(),
-        attention_mask: e.get_attention_mask().to_vec(),
-    }
+    Encoding::from(tok.hf().encode(text, add_special).expect("reference encode"))
 }
 
 /// Assert equality with a useful message (first differing token and its context).
@@ -206,24 +168,4 @@ pub fn assert_same(what: &str, text: &str, got: &Encoding, want: &Encoding) {
         ctx(want),
         &text[lo..hi]
     );
-}
-
-struct ThreadWaker(std::thread::Thread);
-impl Wake for ThreadWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
-/// Run a future to completion on this thread.
-pub fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::park();
-    }
 }

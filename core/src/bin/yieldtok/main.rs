@@ -10,8 +10,8 @@ mod stats;
 
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+
+pub use yieldtok::block_on;
 
 use args::Args;
 use yieldtok::Tokenizer;
@@ -125,24 +125,4 @@ fn input_text(a: &Args) -> Result<String, String> {
         Some(p) => bytes = std::fs::read(p).map_err(|e| format!("{p}: {e}"))?,
     }
     String::from_utf8(bytes).map_err(|e| format!("input is not UTF-8 (first bad byte at {})", e.utf8_error().valid_up_to()))
-}
-
-struct ThreadWaker(std::thread::Thread);
-impl Wake for ThreadWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
-/// Run a future to completion on this thread (the work itself runs on yieldtok's scheduler).
-pub fn block_on<F: std::future::Future>(fut: F) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::park();
-    }
 }
