@@ -19,4 +19,24 @@ step "conformance vectors (tokenizers whole-text encode vs yieldtok, all fixture
 cargo run --quiet -p yieldtok --bin yieldtok -- conformance --out target/conformance
 export YIELDTOK_REQUIRE_CONFORMANCE=1
 
+step "python environments: .venv (binding + its tests), .cache/venv-oracle (transformers, the chat-template oracle)"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q --disable-pip-version-check maturin==1.16.0 pytest 'pytest-asyncio>=1.5,<2' numpy uvloop 'tokenizers==0.23.*'
+[ -x .cache/venv-oracle/bin/python ] || python3 -m venv .cache/venv-oracle
+.cache/venv-oracle/bin/pip install -q --disable-pip-version-check 'transformers==5.24.0' 'jinja2==3.1.6'
+
+step "chat templates: differential test against transformers' apply_chat_template"
+data_args=(--no-data)
+[ -f ../shared/data/tau-airline-conversations.jsonl ] && data_args=(--data ../shared/data --max-conversations 40)
+python3 tests/oracle/make_chat_cases.py target/chat-cases.json "${data_args[@]}"
+.cache/venv-oracle/bin/python tests/oracle/chat_template_oracle.py target/chat-cases.json target/chat-oracle.json \
+  --fixtures .cache/fixtures --fixed-now 2024-07-26T09:05:03.000042
+CHAT_CASES="$root/target/chat-cases.json" CHAT_ORACLE="$root/target/chat-oracle.json" CHAT_FIXTURES="$root/.cache/fixtures" \
+  CHAT_FIXED_NOW=2024-07-26T09:05:03.000042 YIELDTOK_REQUIRE_ORACLE=1 \
+  cargo test -p yieldtok --test chat_template_differential -- --nocapture 2>&1 | tail -n 25
+
+step "python binding: build (maturin, release) and pytest"
+(cd bindings-py && VIRTUAL_ENV="$root/.venv" "$root/.venv/bin/maturin" develop --release --quiet)
+.venv/bin/pytest tests/python -q
+
 step "all tests passed"

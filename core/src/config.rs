@@ -7,14 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
-/// The chat template(s) a model folder declares.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChatTemplates {
-    /// A single template (`"chat_template": "..."` or a `chat_template.jinja` file).
-    Single(String),
-    /// Named templates (`"chat_template": [{"name": "default", "template": "..."}, …]`).
-    Named(Vec<(String, String)>),
-}
+pub use crate::chat_template::TemplateSource;
 
 /// What yieldtok keeps from `tokenizer_config.json`.
 #[derive(Debug, Clone, Default)]
@@ -26,7 +19,7 @@ pub struct TokenizerConfig {
     /// `added_tokens_decoder`: id → token content and flags.
     pub added_tokens: Vec<AddedTokenEntry>,
     /// The chat template(s), if the folder has any.
-    pub chat_template: Option<ChatTemplates>,
+    pub chat_template: Option<TemplateSource>,
     /// `add_bos_token` / `add_eos_token` as declared (informational).
     pub add_bos_token: Option<bool>,
     pub add_eos_token: Option<bool>,
@@ -82,20 +75,9 @@ impl TokenizerConfig {
         }
         let chat_template = match raw.get("chat_template") {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(ChatTemplates::Single(s.clone())),
-            Some(Value::Array(items)) => {
-                let mut named = Vec::new();
-                for item in items {
-                    let name = item.get("name").and_then(Value::as_str);
-                    let template = item.get("template").and_then(Value::as_str);
-                    match (name, template) {
-                        (Some(n), Some(t)) => named.push((n.to_string(), t.to_string())),
-                        _ => return Err(bad("a `chat_template` list entry lacks `name` or `template`".into())),
-                    }
-                }
-                Some(ChatTemplates::Named(named))
-            }
-            Some(_) => return Err(bad("`chat_template` is neither a string nor a list".into())),
+            Some(v) => Some(TemplateSource::from_config_value(v).ok_or_else(|| {
+                bad("`chat_template` is neither a string nor a list of {name, template}".into())
+            })?),
         };
         Ok(TokenizerConfig {
             special_tokens,
@@ -106,6 +88,11 @@ impl TokenizerConfig {
             model_max_length: raw.get("model_max_length").and_then(Value::as_u64),
             raw,
         })
+    }
+
+    /// The special-token variables a chat template sees (transformers' `special_tokens_map`).
+    pub fn template_special_tokens(&self) -> Map<String, Value> {
+        crate::chat_template::special_tokens_from_config(&Value::Object(self.raw.clone()))
     }
 
     /// The string of a special token by attribute name (`"bos_token"`, …).
@@ -141,7 +128,7 @@ mod tests {
         assert_eq!(cfg.added_tokens.iter().map(|t| t.id).collect::<Vec<_>>(), vec![1, 2]);
         assert_eq!(
             cfg.chat_template,
-            Some(ChatTemplates::Named(vec![("default".into(), "A".into()), ("tool_use".into(), "B".into())]))
+            Some(TemplateSource::Named(vec![("default".into(), "A".into()), ("tool_use".into(), "B".into())]))
         );
     }
 

@@ -42,6 +42,9 @@ pub enum Error {
     /// A panic inside the tokenization pipeline, caught and turned into an error.
     #[error("internal panic: {0}")]
     Panic(String),
+    /// A chat template failed to compile or render (or raised).
+    #[error("chat template: {0}")]
+    ChatTemplate(#[from] crate::chat_template::ChatTemplateError),
     /// An argument that does not make sense (message says which).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -35,25 +35,34 @@ impl JobHandle {
 
 struct State {
     job: EncodeJob,
-    result: Mutex<Option<Result<JobOutput>>>,
+    taken: AtomicBool,
     waker: Mutex<Option<Waker>>,
     completed: AtomicBool,
 }
 
 impl State {
+    /// The last piece is done (or the job was cancelled or failed): wake the consumer. The
+    /// result is assembled by the consumer in `poll`, not here, so that a scheduler worker
+    /// never spends a long job's assembly time (tens of ms for 100k+ tokens) while short
+    /// requests wait for it.
     fn deliver(&self) {
         if self.completed.swap(true, Ordering::AcqRel) {
             return;
         }
-        let r = self.job.finish();
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
         if let Some(w) = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take() {
             w.wake();
         }
     }
 
+    /// The result, assembled on the caller's thread, once the job is complete.
     fn take(&self) -> Option<Result<JobOutput>> {
-        self.result.lock().unwrap_or_else(|e| e.into_inner()).take()
+        if !self.completed.load(Ordering::Acquire) {
+            return None;
+        }
+        if self.taken.swap(true, Ordering::AcqRel) {
+            return Some(Err(crate::Error::InvalidArgument("future polled after it completed".into())));
+        }
+        Some(self.job.finish())
     }
 }
 
@@ -106,7 +115,7 @@ impl EncodeFuture {
 }
 
 fn new_state(job: EncodeJob) -> Arc<State> {
-    Arc::new(State { job, result: Mutex::new(None), waker: Mutex::new(None), completed: AtomicBool::new(false) })
+    Arc::new(State { job, taken: AtomicBool::new(false), waker: Mutex::new(None), completed: AtomicBool::new(false) })
 }
 
 impl Future for EncodeFuture {

@@ -144,7 +144,7 @@ pub struct EncodeJob {
 
 impl EncodeJob {
     pub(crate) fn new(inner: Arc<Inner>, text: Arc<str>, opts: EncodeOptions) -> Self {
-        let piece_bytes = opts.piece_bytes.unwrap_or(inner.default_piece_bytes).max(1);
+        let piece_bytes = opts.piece_bytes.unwrap_or_else(|| inner.piece_bytes_for(opts.output)).max(1);
         EncodeJob {
             inner,
             text,

@@ -16,13 +16,17 @@
 //! # Ok::<(), yieldtok::Error>(())
 //! ```
 //!
-//! Module map: [`load`] (sources: files, folders, hub cache), [`config`]
+//! Module map: [`load`] (sources: files, folders, hub cache), [`chat_template`] (Hugging Face
+//! chat templates, byte-identical to transformers), [`config`]
 //! (`tokenizer_config.json`), [`split`] (cut rules), `pipeline` (one piece through the
 //! `tokenizers` pipeline), [`job`] (resumable chunked jobs), `scheduler` (fair pool, native),
 //! [`future`] (runtime-agnostic futures), [`encoding`] (results), [`error`].
 
+mod chat;
+pub mod chat_template;
 pub mod config;
 pub mod encoding;
+mod engine;
 pub mod error;
 pub mod future;
 pub mod job;
@@ -41,10 +45,12 @@ cfg_if::cfg_if! {
     }
 }
 
-pub use config::{ChatTemplates, TokenizerConfig};
+pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
+pub use chat::{ChatOptions, ChatOutput};
+pub use config::TokenizerConfig;
 pub use encoding::Encoding;
 pub use error::{Error, Result};
 pub use future::{EncodeFuture, JobHandle};
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
 pub use split::{CutRules, Family};
-pub use tokenizer::{Tokenizer, PARALLEL_MIN_BYTES};
+pub use tokenizer::{Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};

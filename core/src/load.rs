@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{ChatTemplates, TokenizerConfig};
+use crate::chat_template::TemplateSource;
+use crate::config::TokenizerConfig;
 use crate::error::{Error, Result};
 use crate::Tokenizer;
 
@@ -36,8 +37,8 @@ impl Tokenizer {
     }
 
     /// Load a model folder: `tokenizer.json`, and `tokenizer_config.json` (special tokens, chat
-    /// template) and `chat_template.jinja` when present. A `chat_template.jinja` file takes
-    /// precedence over the config's `chat_template`, as in transformers.
+    /// template) and `chat_template.jinja` / `additional_chat_templates/*.jinja` when present;
+    /// template files take precedence over the config's `chat_template`, as in transformers.
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
         let tj = dir.join("tokenizer.json");
@@ -65,10 +66,22 @@ pub fn load_config(dir: &Path) -> Result<Option<TokenizerConfig>> {
     } else {
         None
     };
+    // transformers' rule: template files win over the config's `chat_template`.
     let jinja = dir.join("chat_template.jinja");
-    if jinja.is_file() {
-        let template = utf8(read(&jinja)?)?;
-        config.get_or_insert_with(TokenizerConfig::default).chat_template = Some(ChatTemplates::Single(template));
+    let default = if jinja.is_file() { Some(utf8(read(&jinja)?)?) } else { None };
+    let mut additional = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir.join("additional_chat_templates")) {
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "jinja")) {
+            let name = p.file_stem().unwrap_or_default().to_string_lossy().to_string();
+            additional.push((name, utf8(read(&p)?)?));
+        }
+    }
+    if default.is_some() || !additional.is_empty() {
+        let config_value = config.as_ref().and_then(|c| c.raw.get("chat_template").cloned());
+        config.get_or_insert_with(TokenizerConfig::default).chat_template =
+            TemplateSource::from_parts(config_value.as_ref(), default, additional);
     }
     Ok(config)
 }

@@ -24,14 +24,80 @@ pub(crate) struct Inner {
     pub(crate) frame: Option<SpecialFrame>,
     pub(crate) default_piece_bytes: usize,
     pub(crate) origin: Option<String>,
+    pub(crate) templates: crate::chat::TemplateCache,
+    pub(crate) fast: Arc<crate::engine::FastSlot>,
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) scheduler: crate::Scheduler,
 }
 
+/// Default piece size of ids-only jobs served by the fast engine (~0.3 ms of its work).
+pub const FAST_PIECE_BYTES: usize = 32 * 1024;
+
 impl Inner {
-    /// The fast ids-only engine's result for a piece, when one serves this tokenizer.
-    pub(crate) fn fast_ids(&self, _piece: &str, _mode: Mode) -> Option<Result<Vec<u32>>> {
-        None
+    /// The fast ids-only engine's result for a piece, when one serves this tokenizer. A
+    /// continuation piece (llama2-style prepend removed) always goes to the reference engine.
+    pub(crate) fn fast_ids(&self, piece: &str, mode: Mode) -> Option<Result<Vec<u32>>> {
+        cfg_if::cfg_if! {
+            if #[cfg(target_arch = "wasm32")] {
+                let _ = (piece, mode);
+                None
+            } else {
+                if mode == Mode::Continuation {
+                    return None;
+                }
+                self.fast.ready().map(|f| f.encode_ids(piece).map_err(Error::Tokenize))
+            }
+        }
+    }
+
+    /// The piece size a job uses when its options name none.
+    pub(crate) fn piece_bytes_for(&self, output: Output) -> usize {
+        #[cfg(not(target_arch = "wasm32"))]
+        if output == Output::Ids && self.frame.is_some() && self.fast.ready().is_some() {
+            return self.default_piece_bytes.max(FAST_PIECE_BYTES);
+        }
+        let _ = output;
+        self.default_piece_bytes
+    }
+}
+
+/// Build the fast engine for `inner` from the `tokenizer.json` text, check it against the
+/// reference on the self-check sample, and publish the outcome (native, background thread).
+#[cfg(not(target_arch = "wasm32"))]
+fn start_fast_engine(inner: &Arc<Inner>, json: &str) {
+    use crate::engine::fast::{bound_internal_threads, FastEngine};
+    if std::env::var("YIELDTOK_ENGINE").is_ok_and(|v| v == "reference" || v == "tokenizers") {
+        let _ = inner.fast.engine.set(Err("disabled by YIELDTOK_ENGINE".into()));
+        return;
+    }
+    // fastokens reads this once per process; keep its own pool out of the scheduler's way.
+    bound_internal_threads();
+    let json = json.to_string();
+    let slot = inner.clone();
+    let inner = inner.clone();
+    let spawned = std::thread::Builder::new().name("yieldtok-engine-load".into()).spawn(move || {
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let engine = FastEngine::from_json(&json)?;
+            drop(json);
+            let sample = crate::split::selfcheck::sample(&inner.tok);
+            for text in [sample.as_str(), "", " ", "a"] {
+                let want = inner.tok.encode(text, false).map_err(|e| e.to_string())?;
+                if engine.encode_ids(text)? != want.get_ids() {
+                    return Err("fast engine gave different ids on the self-check sample".to_string());
+                }
+            }
+            Ok(engine)
+        }))
+        .unwrap_or_else(|_| Err("fast engine panicked while loading".into()));
+        let who = inner.origin.as_deref().unwrap_or("tokenizer");
+        match &built {
+            Ok(_) => log::info!("yieldtok: fast engine (fastokens) serves ids-only work for {who}"),
+            Err(why) => log::info!("yieldtok: reference engine only for {who}: {why}"),
+        }
+        let _ = inner.fast.engine.set(built);
+    });
+    if let Err(e) = spawned {
+        let _ = slot.fast.engine.set(Err(format!("cannot start the engine loader thread: {e}")));
     }
 }
 
@@ -94,7 +160,10 @@ impl Tokenizer {
             "model": {"type": m.ty, "dropout": m.dropout, "ignore_merges": m.ignore_merges,
                       "fuse_unk": m.fuse_unk, "byte_fallback": m.byte_fallback},
         });
-        Self::from_parts(tok, &json_view, config, origin)
+        let tok = Self::from_parts(tok, &json_view, config, origin)?;
+        #[cfg(not(target_arch = "wasm32"))]
+        start_fast_engine(&tok.inner, json);
+        Ok(tok)
     }
 
     fn from_parts(tok: tokenizers::Tokenizer, structure: &Value, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
@@ -125,6 +194,8 @@ impl Tokenizer {
                 frame,
                 default_piece_bytes: DEFAULT_PIECE_BYTES,
                 origin,
+                templates: Default::default(),
+                fast: Default::default(),
                 #[cfg(not(target_arch = "wasm32"))]
                 scheduler: crate::Scheduler::global().clone(),
             }),
@@ -151,6 +222,8 @@ impl Tokenizer {
             frame: i.frame.clone(),
             default_piece_bytes: i.default_piece_bytes,
             origin: i.origin.clone(),
+            templates: Default::default(),
+            fast: i.fast.clone(),
             #[cfg(not(target_arch = "wasm32"))]
             scheduler: i.scheduler.clone(),
         };
@@ -183,9 +256,27 @@ impl Tokenizer {
         &self.inner.planner.rules.family
     }
 
-    /// The engine that produces ids (`"tokenizers"` until a fast engine serves this model).
+    /// The engine that serves ids-only work right now: `"fastokens"` once the fast engine is
+    /// loaded and verified, else `"tokenizers"` (the reference, which always serves offsets).
     pub fn engine(&self) -> &'static str {
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.inner.fast.ready().is_some() {
+            return "fastokens";
+        }
         "tokenizers"
+    }
+
+    /// Why the fast engine does not serve this tokenizer (`None` while it loads or once ready).
+    pub fn engine_unavailable_reason(&self) -> Option<&str> {
+        self.inner.fast.unavailable()
+    }
+
+    /// Block until the fast engine has loaded or been ruled out (native); returns
+    /// [`engine`](Self::engine). For tests, benchmarks and servers that want it warm.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn wait_for_engine(&self) -> &'static str {
+        self.inner.fast.engine.wait();
+        self.engine()
     }
 
     pub fn vocab_size(&self, with_added_tokens: bool) -> usize {

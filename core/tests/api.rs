@@ -36,7 +36,7 @@ fn loading_errors_are_clear() {
     std::fs::write(d.join("tokenizer_config.json"), "{\"chat_template\": \"A\", \"bos_token\": \"<s>\"}").unwrap();
     std::fs::write(d.join("chat_template.jinja"), "B").unwrap();
     let t = Tokenizer::from_dir(&d).unwrap();
-    assert_eq!(t.config().unwrap().chat_template, Some(yieldtok::ChatTemplates::Single("B".into())));
+    assert_eq!(t.config().unwrap().chat_template, Some(yieldtok::TemplateSource::Single("B".into())));
     assert_eq!(t.config().unwrap().special_token("bos_token"), Some("<s>"));
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reference renders of chat templates with transformers (the oracle for yieldtok's chat-template engine).
 
-Reads a JSON list of cases and writes a JSON list of results, one per case, in the same order:
+Reads a JSON list of cases and writes {"meta": {"transformers": version, "jinja2": version}, "results": [...]}, one
+result per case, in the same order:
 
     case = {
       "id": "...",                          # optional, echoed back
@@ -19,6 +20,7 @@ Reads a JSON list of cases and writes a JSON list of results, one per case, in t
              "generation_char_spans": [[start, end], ...]   (transformers' generation_indices, in characters)
              "generation_byte_spans": [[start, end], ...]   (the same spans in UTF-8 bytes)
              "assistant_masks": [0, 1, ...], "input_ids": [...]  (apply_chat_template(return_assistant_tokens_mask=True))
+             "token_byte_offsets": [[start, end], ...]         (the tokens' offsets, in UTF-8 bytes)
 
 Tokenizers are loaded as PreTrainedTokenizerFast(tokenizer_file=..., **named special tokens of tokenizer_config.json)
 with the config's chat_template (AutoTokenizer is avoided: in transformers 5.x it mis-loads DeepSeek-V3 from these
@@ -89,6 +91,17 @@ def pin_clock(iso):
     chat_template_utils.datetime = FixedDatetime
 
 
+def char_to_byte_index(text):
+    """byte_at[i] = UTF-8 byte offset of character i (and of the end, at len(text))."""
+    out = [0] * (len(text) + 1)
+    total = 0
+    for i, ch in enumerate(text):
+        out[i] = total
+        total += len(ch.encode("utf-8"))
+    out[len(text)] = total
+    return out
+
+
 def char_to_byte_spans(text, spans):
     out = []
     for start, end in spans:
@@ -144,6 +157,8 @@ def run_case(case, fixtures, cache):
             )
             result["input_ids"] = list(out["input_ids"])
             result["assistant_masks"] = list(out["assistant_masks"])
+            byte_at = char_to_byte_index(text)
+            result["token_byte_offsets"] = [[byte_at[a], byte_at[b]] for a, b in out.encodings[0].offsets]
         except Exception as e:  # noqa: BLE001
             result["mask_error"] = f"{type(e).__name__}: {e}"
     return result

@@ -1,0 +1,99 @@
+//! The fast engine (fastokens) against the reference (`tokenizers`): ids-only results equal on
+//! every fixture tokenizer — gpt4o included, whose gapped vocab the engine normalises — over
+//! the exactness corpus (multilingual, code, JSON, emoji, combining marks, Roman numerals,
+//! fullwidth digits, NBSP, whitespace runs, special tokens, 1 MB+), through every ids-only path
+//! (sync, chunked, parallel, async, batches, count), plus a property test over a weighted
+//! alphabet of troublemakers.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use common::*;
+use proptest::prelude::*;
+use yieldtok::{EncodeOptions, Output, Tokenizer};
+
+fn loaded(name: &str) -> Tokenizer {
+    let tok = fixture(name);
+    assert_eq!(tok.wait_for_engine(), "fastokens", "{name}: {:?}", tok.engine_unavailable_reason());
+    tok
+}
+
+fn check(name: &str) {
+    let tok = loaded(name);
+    let mut texts = corpus(&tok);
+    texts.push(("roman/fullwidth/nbsp".into(), "Ⅻ ⅷ ０１２３ x\u{a0}y \u{a0}word ☺︎ ❤️ 👩🏽‍💻 ".repeat(40)));
+    texts.push(("1MB".into(), mixed(&tok, 11, 1_100_000)));
+    for (label, text) in &texts {
+        for add in [false, true] {
+            let want = reference(&tok, text, add).ids;
+            assert_eq!(tok.encode_ids(text, add).unwrap(), want, "{name}/{label}/encode_ids/add={add}");
+            for piece in [64, 4096] {
+                let job = tok.job(text.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(piece), output: Output::Ids });
+                job.run_parallel();
+                assert_eq!(job.finish().unwrap().into_ids(), want, "{name}/{label}/piece={piece}/add={add}");
+            }
+            let got = block_on(tok.encode_async(text.as_str(), EncodeOptions { add_special_tokens: add, output: Output::Ids, ..Default::default() })).unwrap();
+            assert_eq!(got.into_ids(), want, "{name}/{label}/async/add={add}");
+        }
+    }
+    let short: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).filter(|t| t.len() < 100_000).collect();
+    let batch = tok.encode_batch_ids(&short, true).unwrap();
+    for (t, ids) in short.iter().zip(batch) {
+        assert_eq!(ids, reference(&tok, t, true).ids, "{name}/batch");
+        assert_eq!(tok.count(t, true).unwrap(), ids.len());
+    }
+}
+
+#[test]
+fn qwen3() {
+    check("qwen3");
+}
+#[test]
+fn llama3_1() {
+    check("llama3_1");
+}
+#[test]
+fn gemma3() {
+    check("gemma3");
+}
+#[test]
+fn deepseek_v3() {
+    check("deepseek_v3");
+}
+#[test]
+fn gpt4o_with_gapped_vocab() {
+    check("gpt4o");
+}
+#[test]
+fn gptoss() {
+    check("gptoss");
+}
+#[test]
+fn llama2() {
+    check("llama2");
+}
+
+fn toks() -> &'static Vec<Tokenizer> {
+    static T: OnceLock<Vec<Tokenizer>> = OnceLock::new();
+    T.get_or_init(|| ["qwen3", "gpt4o", "gemma3", "llama2", "deepseek_v3"].iter().map(|n| loaded(n)).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn fast_equals_reference(
+        parts in prop::collection::vec(prop::sample::select(TROUBLE.to_vec()), 0..80),
+        words in prop::collection::vec("[a-zA-Z0-9 ]{0,8}", 0..20),
+        which in 0usize..5,
+        add in any::<bool>(),
+    ) {
+        let mut s = String::new();
+        for (i, p) in parts.iter().enumerate() {
+            s.push_str(p);
+            if let Some(w) = words.get(i) { s.push_str(w); }
+        }
+        let tok = &toks()[which];
+        prop_assert_eq!(tok.encode_ids(&s, add).unwrap(), reference(tok, &s, add).ids, "{:?}", s);
+    }
+}
