@@ -39,4 +39,7 @@ step "python binding: build (maturin, release) and pytest"
 (cd bindings-py && VIRTUAL_ENV="$root/.venv" "$root/.venv/bin/maturin" develop --release --quiet)
 .venv/bin/pytest tests/python -q
 
+step "wasm binding: wasm32 build, Node tests, headless Chromium (demo)"
+bindings-wasm/scripts/test.sh
+
 step "all tests passed"

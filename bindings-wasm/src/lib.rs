@@ -1,1 +1,667 @@
-//! Placeholder until the wasm binding lands; it only proves the workspace builds with it present.
+//! Browser/wasm binding of yieldtok.
+//!
+//! The core's chunked encoder runs in time-boxed slices ([`EncodeTask::step`]). The loop that
+//! advances a task and yields to the event loop between slices (a macrotask: a `MessageChannel`
+//! post by default, not `scheduler.yield()`, whose continuations Chromium runs ahead of
+//! rendering; see `yieldNow`) lives in `js/runtime.js`, so that a trap inside the wasm code (a
+//! Rust panic is an `unreachable` trap on `wasm32-unknown-unknown`) is caught by plain JS and
+//! turned into a rejected promise; the instance is re-initialized before the next call
+//! (`wasm_bindgen::handler::schedule_reinit`).
+//!
+//! The whole binding is wasm32-only: on the host this crate is empty.
+#![cfg(target_arch = "wasm32")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use js_sys::{Array, Function, Object, Promise, Reflect, Uint32Array, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use yieldtok::{Budget, ChatOptions, ChatRequest, EncodeJob, EncodeOptions, JobOutput, Output, TokenizerConfig};
+
+#[wasm_bindgen(module = "/js/runtime.js")]
+extern "C" {
+    /// Advance `tasks` in slices, yielding between them; resolves to the finished value(s).
+    #[wasm_bindgen(js_name = drive)]
+    fn js_drive(tasks: Array, options: &JsValue, single: bool) -> Promise;
+    /// Call `f` on a later macrotask, catching traps; resolves to its value (rejects on `Error`).
+    #[wasm_bindgen(js_name = guard)]
+    fn js_guard(f: &JsValue) -> Promise;
+    #[wasm_bindgen(js_name = recordPanic)]
+    fn js_record_panic(message: &str);
+    #[wasm_bindgen(js_name = registerReset)]
+    fn js_register_reset(f: &JsValue);
+    #[wasm_bindgen(js_name = inWorker)]
+    fn js_in_worker(source: &JsValue, options: &JsValue) -> Promise;
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Options of `Tokenizer.fromJSON` / `fromURL`. */
+export interface LoadOptions {
+  /** Text of the model's `tokenizer_config.json` (special tokens, chat template). */
+  config?: string;
+  /** A name for the tokenizer, used in error messages. */
+  name?: string;
+}
+
+/** How to yield to the event loop between slices. `auto`: a `MessageChannel` post in browsers,
+ *  `setImmediate` in Node. `scheduler`: `scheduler.yield()`, whose continuations Chromium runs
+ *  ahead of rendering (frames only every ~100 ms during a long encode). */
+export type YieldMode = "auto" | "scheduler" | "message" | "immediate" | "timeout";
+
+/** Options of the async (sliced) encode methods. */
+export interface EncodeOptions {
+  /** Add the post-processor's special tokens (e.g. BOS), like `tokenizers`. Default `true`. */
+  addSpecialTokens?: boolean;
+  /** Work for at most about this many milliseconds, then yield to the event loop. Default 4. */
+  sliceMs?: number;
+  /** Cancels the encode: the promise rejects with `signal.reason` (an `AbortError`). */
+  signal?: AbortSignal;
+  /** Called after every slice with the UTF-8 bytes done and the total. */
+  onProgress?: (doneBytes: number, totalBytes: number) => void;
+  /** How to yield between slices. Default `"auto"`. */
+  yield?: YieldMode;
+  /** Target piece size in bytes (pieces end at the next exact cut). Default: the core's. */
+  pieceBytes?: number;
+}
+
+/** Options of `Tokenizer.createTask`. */
+export interface TaskOptions extends EncodeOptions {
+  /** What `finish()` returns: ids (`Uint32Array`), an `Encoding`, or the token count. */
+  output?: "ids" | "offsets" | "count";
+}
+
+/** An encode with offsets. `offsets` and `byteOffsets` hold `[start, end)` pairs, flattened
+ *  (`offsets[2*i]`, `offsets[2*i+1]` for token `i`): in UTF-16 code units of the JS string
+ *  (what `text.slice` takes) and in UTF-8 bytes. Special tokens have `(0, 0)`. */
+export interface Encoding {
+  ids: Uint32Array;
+  offsets: Uint32Array;
+  byteOffsets: Uint32Array;
+}
+
+export interface DecodeOptions {
+  /** Leave out special tokens. Default `false`. */
+  skipSpecialTokens?: boolean;
+}
+
+/** A chat message: `role` and `content`, plus whatever else the template reads
+ *  (`tool_calls`, `reasoning_content`, ...). */
+export interface ChatMessage {
+  role: string;
+  content?: unknown;
+  [key: string]: unknown;
+}
+
+/** Options of `applyChatTemplate`, as in transformers' `apply_chat_template`. */
+export interface ChatTemplateOptions {
+  addGenerationPrompt?: boolean;
+  /** `true`: continue the final message's content; a string: continue that field. */
+  continueFinalMessage?: boolean | string;
+  /** A template name (for named templates) or a template source. Default: the model's. */
+  chatTemplate?: string;
+  tools?: object[];
+  documents?: object[];
+  /** Extra template variables, e.g. `{ enable_thinking: false }`. */
+  kwargs?: Record<string, unknown>;
+  /** Also return the ids of the text (encoded without special tokens, as transformers does). */
+  tokenize?: boolean;
+  /** Also return the assistant mask (`{% generation %}` blocks; implies ids). */
+  returnAssistantTokensMask?: boolean;
+}
+
+export interface ChatResult {
+  text: string;
+  ids?: Uint32Array;
+  assistantMask?: Uint32Array;
+}
+
+/** Options of `Tokenizer.inWorker`. */
+export interface WorkerOptions {
+  /** URL of the generated ES module (`yieldtok_wasm.js`); default: found next to this one. */
+  moduleUrl?: string | URL;
+  /** Default slice length inside the worker, between which new requests are let in. Default 4. */
+  sliceMs?: number;
+  /** Text of `tokenizer_config.json`. */
+  config?: string;
+  /** A name for the tokenizer, used in error messages. */
+  name?: string;
+}
+
+/** The same API run in a Web Worker. Requests are served by a fair queue: a short request
+ *  waits for at most about one slice of each running long request, not for its end. */
+export interface WorkerTokenizer {
+  readonly vocabSize: number;
+  readonly chunking: string;
+  encode(text: string, options?: EncodeOptions): Promise<Uint32Array>;
+  encodeWithOffsets(text: string, options?: EncodeOptions): Promise<Encoding>;
+  count(text: string, options?: EncodeOptions): Promise<number>;
+  encodeBatch(texts: string[], options?: EncodeOptions): Promise<Uint32Array[]>;
+  decode(ids: Uint32Array | number[], options?: DecodeOptions): Promise<string>;
+  applyChatTemplate(messages: ChatMessage[], options?: ChatTemplateOptions): Promise<ChatResult>;
+  /** Requests waiting or running in the worker. */
+  readonly pending: number;
+  /** Stop the worker; pending requests reject. */
+  terminate(): void;
+}
+"#;
+
+fn type_error(msg: impl std::fmt::Display) -> JsValue {
+    js_sys::TypeError::new(&msg.to_string()).into()
+}
+
+fn core_error(e: yieldtok::Error) -> JsValue {
+    JsError::new(&e.to_string()).into()
+}
+
+fn get(obj: &JsValue, key: &str) -> JsValue {
+    if obj.is_object() {
+        Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+fn check_options(options: &JsValue) -> Result<(), JsValue> {
+    if options.is_undefined() || options.is_null() || options.is_object() {
+        Ok(())
+    } else {
+        Err(type_error("options must be an object"))
+    }
+}
+
+fn opt_bool(options: &JsValue, key: &str, default: bool) -> Result<bool, JsValue> {
+    let v = get(options, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(default);
+    }
+    v.as_bool().ok_or_else(|| type_error(format!("options.{key} must be a boolean")))
+}
+
+fn opt_string(options: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
+    let v = get(options, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_string().map(Some).ok_or_else(|| type_error(format!("options.{key} must be a string")))
+}
+
+fn text_arg(text: &JsValue) -> Result<String, JsValue> {
+    text.as_string().ok_or_else(|| type_error("text must be a string"))
+}
+
+/// The bytes or text of a `tokenizer.json` given as string, Uint8Array or ArrayBuffer.
+fn json_arg(json: &JsValue) -> Result<String, JsValue> {
+    if let Some(s) = json.as_string() {
+        return Ok(s);
+    }
+    let bytes = if let Some(u8a) = json.dyn_ref::<Uint8Array>() {
+        u8a.to_vec()
+    } else if let Some(buf) = json.dyn_ref::<js_sys::ArrayBuffer>() {
+        Uint8Array::new(buf).to_vec()
+    } else {
+        return Err(type_error("the tokenizer must be given as a string, Uint8Array or ArrayBuffer"));
+    };
+    String::from_utf8(bytes).map_err(|e| core_error(yieldtok::Error::NotUtf8 { offset: e.utf8_error().valid_up_to() }))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Ids,
+    Offsets,
+    Count,
+}
+
+/// One encode, advanced by hand: `step(ms)` runs pieces for about `ms` milliseconds (at least
+/// one piece) and returns whether all are done; `finish()` then returns the result. The async
+/// methods of `Tokenizer` and the worker are loops over this.
+#[wasm_bindgen]
+pub struct EncodeTask {
+    job: EncodeJob,
+    want: Want,
+    panic_on_step: bool,
+}
+
+#[wasm_bindgen]
+impl EncodeTask {
+    /// Run pieces for about `ms` milliseconds (at least one piece); `true` when all are done.
+    pub fn step(&self, ms: f64) -> bool {
+        if self.panic_on_step {
+            panic!("test panic inside EncodeTask.step");
+        }
+        let ms = if ms.is_finite() { ms.max(0.0) } else { 0.0 };
+        self.job.step(Budget::time(Duration::from_secs_f64(ms / 1000.0)))
+    }
+
+    /// UTF-8 bytes of the text encoded so far.
+    #[wasm_bindgen(getter, js_name = doneBytes)]
+    pub fn done_bytes(&self) -> f64 {
+        self.job.progress().done_bytes as f64
+    }
+
+    /// UTF-8 bytes of the whole text.
+    #[wasm_bindgen(getter, js_name = totalBytes)]
+    pub fn total_bytes(&self) -> f64 {
+        self.job.progress().total_bytes as f64
+    }
+
+    /// Stop: `step` returns `true` at once and `finish` throws "cancelled".
+    pub fn cancel(&self) {
+        self.job.cancel();
+    }
+
+    /// The result once `step` returned `true`: `Uint32Array` (ids), `Encoding` or a number,
+    /// as the task's `output` option says.
+    #[wasm_bindgen(unchecked_return_type = "Uint32Array | Encoding | number")]
+    pub fn finish(&self) -> Result<JsValue, JsValue> {
+        let out = self.job.finish().map_err(core_error)?;
+        Ok(match (self.want, out) {
+            (Want::Count, out) => JsValue::from_f64(out.ids().len() as f64),
+            (Want::Ids, out) => Uint32Array::from(out.ids()).into(),
+            (Want::Offsets, JobOutput::Full(enc)) => encoding_object(self.job.text(), &enc),
+            (Want::Offsets, JobOutput::Ids(_)) => return Err(JsError::new("internal: offsets requested, ids produced").into()),
+        })
+    }
+}
+
+fn encoding_object(text: &str, enc: &yieldtok::Encoding) -> JsValue {
+    let mut bytes = Vec::with_capacity(enc.offsets.len() * 2);
+    for &(s, e) in &enc.offsets {
+        bytes.push(s as u32);
+        bytes.push(e as u32);
+    }
+    let utf16 = byte_to_utf16(text, &bytes);
+    let obj = Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = Reflect::set(&obj, &JsValue::from_str(k), &v);
+    };
+    set("ids", Uint32Array::from(&enc.ids[..]).into());
+    set("offsets", Uint32Array::from(&utf16[..]).into());
+    set("byteOffsets", Uint32Array::from(&bytes[..]).into());
+    obj.into()
+}
+
+/// Map UTF-8 byte positions in `text` to UTF-16 code unit positions (a position inside a
+/// character maps to that character's start).
+fn byte_to_utf16(text: &str, positions: &[u32]) -> Vec<u32> {
+    if text.is_ascii() {
+        return positions.to_vec();
+    }
+    let mut index = vec![0u32; text.len() + 1];
+    let mut units = 0u32;
+    let mut last_start = 0u32;
+    let bytes = text.as_bytes();
+    for (b, slot) in index.iter_mut().enumerate().take(text.len()) {
+        if (bytes[b] & 0xC0) != 0x80 {
+            // Start of a char: count the units of the previous char.
+            last_start = units;
+            let c = bytes[b];
+            units += if c >= 0xF0 { 2 } else { 1 };
+        }
+        *slot = last_start;
+    }
+    index[text.len()] = units;
+    positions.iter().map(|&p| index[(p as usize).min(text.len())]).collect()
+}
+
+/// A tokenizer (a `tokenizer.json`), with exact sliced encoding.
+#[wasm_bindgen]
+pub struct Tokenizer {
+    inner: yieldtok::Tokenizer,
+}
+
+impl Tokenizer {
+    fn load(json: &JsValue, options: &JsValue) -> Result<Tokenizer, JsValue> {
+        check_options(options)?;
+        let text = json_arg(json)?;
+        let name = opt_string(options, "name")?;
+        let config = match opt_string(options, "config")? {
+            Some(c) => Some(TokenizerConfig::from_str(&c, name.as_deref()).map_err(core_error)?),
+            None => None,
+        };
+        let inner = yieldtok::Tokenizer::from_json_str(&text, config, name).map_err(core_error)?;
+        Ok(Tokenizer { inner })
+    }
+
+    fn make_task(&self, text: &JsValue, options: &JsValue, want: Want) -> Result<EncodeTask, JsValue> {
+        check_options(options)?;
+        let text = text_arg(text)?;
+        let add_special_tokens = opt_bool(options, "addSpecialTokens", true)?;
+        let piece = get(options, "pieceBytes");
+        let piece_bytes = if piece.is_undefined() || piece.is_null() {
+            None
+        } else {
+            match piece.as_f64() {
+                Some(n) if n.is_finite() && n >= 1.0 => Some(n as usize),
+                _ => return Err(type_error("options.pieceBytes must be a number >= 1")),
+            }
+        };
+        let output = if want == Want::Offsets { Output::Full } else { Output::Ids };
+        let opts = EncodeOptions { add_special_tokens, piece_bytes, output };
+        Ok(EncodeTask { job: self.inner.job(Arc::<str>::from(text), opts), want, panic_on_step: false })
+    }
+
+    /// All pieces at once. (Chunked, not the whole text as one piece, which the core's sync
+    /// `encode` does on wasm32: on the demo document that is about 1.6x slower.)
+    fn run_blocking(&self, text: &JsValue, options: &JsValue, want: Want) -> Result<JsValue, JsValue> {
+        let task = self.make_task(text, options, want)?;
+        task.job.step(Budget { bytes: None, time: None });
+        task.finish()
+    }
+
+    fn drive_one(&self, text: &JsValue, options: &JsValue, want: Want) -> Promise {
+        match self.make_task(text, options, want) {
+            Ok(task) => js_drive(Array::of1(&task.into()), options, true),
+            Err(e) => Promise::reject(&e),
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl Tokenizer {
+    /// Load a tokenizer from the text or bytes of a `tokenizer.json`. Parsing runs on the
+    /// calling thread (about 1 s for a 150k-vocabulary BPE); use `inWorker` to keep it off.
+    #[wasm_bindgen(js_name = fromJSON, unchecked_return_type = "Promise<Tokenizer>")]
+    pub fn from_json(
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array | ArrayBuffer")] json: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: JsValue,
+    ) -> Promise {
+        let f = Closure::once_into_js(move || -> JsValue {
+            match Tokenizer::load(&json, &options) {
+                Ok(t) => t.into(),
+                Err(e) => e,
+            }
+        });
+        js_guard(&f)
+    }
+
+    /// Fetch a `tokenizer.json` and load it.
+    #[wasm_bindgen(js_name = fromURL, unchecked_return_type = "Promise<Tokenizer>")]
+    pub fn from_url(
+        #[wasm_bindgen(unchecked_param_type = "string | URL")] url: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: JsValue,
+    ) -> Promise {
+        wasm_bindgen_futures::future_to_promise(async move {
+            check_options(&options)?;
+            let url_str = js_sys::JsString::from(url.clone()).as_string().unwrap_or_default();
+            let global = js_sys::global();
+            let fetch: Function = Reflect::get(&global, &"fetch".into())?
+                .dyn_into()
+                .map_err(|_| JsValue::from(JsError::new("fetch is not available here")))?;
+            let resp = JsFuture::from(fetch.call1(&global, &url)?.unchecked_into::<Promise>()).await?;
+            if get(&resp, "ok").as_bool() != Some(true) {
+                let status = get(&resp, "status").as_f64().unwrap_or(0.0);
+                return Err(JsError::new(&format!("cannot fetch {url_str}: HTTP {status}")).into());
+            }
+            let array_buffer: Function = get(&resp, "arrayBuffer").unchecked_into();
+            let buf = JsFuture::from(array_buffer.call0(&resp)?.unchecked_into::<Promise>()).await?;
+            let opts = Object::new();
+            if options.is_object() {
+                Object::assign(&opts, options.unchecked_ref());
+            }
+            if get(&opts, "name").is_undefined() {
+                Reflect::set(&opts, &"name".into(), &JsValue::from_str(&url_str))?;
+            }
+            JsFuture::from(Tokenizer::from_json(Uint8Array::new(&buf).into(), opts.into())).await
+        })
+    }
+
+    /// Load the tokenizer in a Web Worker and talk to it there (browsers). The worker serves
+    /// requests with a fair queue. `source` may be a `URL` object: the worker fetches it.
+    #[wasm_bindgen(js_name = inWorker, unchecked_return_type = "Promise<WorkerTokenizer>")]
+    pub fn in_worker(
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array | ArrayBuffer | URL")] source: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WorkerOptions")] options: JsValue,
+    ) -> Promise {
+        js_in_worker(&source, &options)
+    }
+
+    /// Token ids of `text`, computed in slices of about `sliceMs` ms with the event loop let
+    /// run in between. Identical to the blocking `encodeSync`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Uint32Array>")]
+    pub fn encode(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
+    ) -> Promise {
+        self.drive_one(&text, &options, Want::Ids)
+    }
+
+    /// Ids with offsets (UTF-16 and UTF-8), sliced like `encode`.
+    #[wasm_bindgen(js_name = encodeWithOffsets, unchecked_return_type = "Promise<Encoding>")]
+    pub fn encode_with_offsets(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
+    ) -> Promise {
+        self.drive_one(&text, &options, Want::Offsets)
+    }
+
+    /// Number of tokens of `text`, sliced like `encode`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn count(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
+    ) -> Promise {
+        self.drive_one(&text, &options, Want::Count)
+    }
+
+    /// Ids of many texts, one after the other in shared slices.
+    #[wasm_bindgen(js_name = encodeBatch, unchecked_return_type = "Promise<Uint32Array[]>")]
+    pub fn encode_batch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] texts: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
+    ) -> Promise {
+        let build = || -> Result<Array, JsValue> {
+            if !Array::is_array(&texts) {
+                return Err(type_error("texts must be an array of strings"));
+            }
+            let tasks = Array::new();
+            for t in Array::from(&texts).iter() {
+                tasks.push(&self.make_task(&t, &options, Want::Ids)?.into());
+            }
+            Ok(tasks)
+        };
+        match build() {
+            Ok(tasks) => js_drive(tasks, &options, false),
+            Err(e) => Promise::reject(&e),
+        }
+    }
+
+    /// A task to advance by hand (`step(ms)` / `finish()`); the async methods are loops over it.
+    #[wasm_bindgen(js_name = createTask)]
+    pub fn create_task(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "TaskOptions")] options: JsValue,
+    ) -> Result<EncodeTask, JsValue> {
+        let want = match opt_string(&options, "output")?.as_deref() {
+            None | Some("ids") => Want::Ids,
+            Some("offsets") => Want::Offsets,
+            Some("count") => Want::Count,
+            Some(other) => return Err(type_error(format!("options.output must be \"ids\", \"offsets\" or \"count\", not {other:?}"))),
+        };
+        self.make_task(&text, &options, want)
+    }
+
+    /// Token ids of `text` in one blocking call: the same pieces as `encode`, without yielding
+    /// (for comparison and short texts).
+    #[wasm_bindgen(js_name = encodeSync)]
+    pub fn encode_sync(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
+    ) -> Result<Uint32Array, JsValue> {
+        Ok(self.run_blocking(&text, &options, Want::Ids)?.unchecked_into())
+    }
+
+    /// Ids and offsets of `text` in one blocking call.
+    #[wasm_bindgen(js_name = encodeWithOffsetsSync, unchecked_return_type = "Encoding")]
+    pub fn encode_with_offsets_sync(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.run_blocking(&text, &options, Want::Offsets)
+    }
+
+    /// Number of tokens of `text` in one blocking call.
+    #[wasm_bindgen(js_name = countSync)]
+    pub fn count_sync(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
+    ) -> Result<u32, JsValue> {
+        Ok(self.run_blocking(&text, &options, Want::Count)?.as_f64().unwrap_or(0.0) as u32)
+    }
+
+    /// Text of `ids`, like `tokenizers`' decode. Ids outside the vocabulary are an error.
+    pub fn decode(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Uint32Array | number[]")] ids: Vec<u32>,
+        #[wasm_bindgen(unchecked_optional_param_type = "DecodeOptions")] options: JsValue,
+    ) -> Result<String, JsValue> {
+        check_options(&options)?;
+        let skip = opt_bool(&options, "skipSpecialTokens", false)?;
+        self.inner.decode(&ids, skip).map_err(core_error)
+    }
+
+    /// Render a conversation with the model's chat template, byte-identical to transformers'
+    /// `apply_chat_template`. The template comes from the `config` given at load time
+    /// (`tokenizer_config.json`) or from `options.chatTemplate`. Blocking (rendering is fast;
+    /// with `tokenize`, the ids are computed in the same call: use `encode` for long texts).
+    #[wasm_bindgen(js_name = applyChatTemplate, unchecked_return_type = "ChatResult")]
+    pub fn apply_chat_template(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ChatMessage[]")] messages: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ChatTemplateOptions")] options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        check_options(&options)?;
+        if !Array::is_array(&messages) {
+            return Err(type_error("messages must be an array of message objects"));
+        }
+        let to_json = |v: &JsValue, what: &str| -> Result<serde_json::Value, JsValue> {
+            let s = js_sys::JSON::stringify(v).map_err(|_| type_error(format!("{what} cannot be serialized to JSON")))?;
+            serde_json::from_str(&String::from(s)).map_err(|e| type_error(format!("{what}: {e}")))
+        };
+        let optional = |key: &str| -> Result<Option<serde_json::Value>, JsValue> {
+            let v = get(&options, key);
+            if v.is_undefined() || v.is_null() {
+                Ok(None)
+            } else {
+                to_json(&v, &format!("options.{key}")).map(Some)
+            }
+        };
+        let mut req = ChatRequest { messages: to_json(&messages, "messages")?, ..Default::default() };
+        req.tools = optional("tools")?;
+        req.documents = optional("documents")?;
+        req.add_generation_prompt = opt_bool(&options, "addGenerationPrompt", false)?;
+        let cont = get(&options, "continueFinalMessage");
+        if let Some(b) = cont.as_bool() {
+            req.continue_final_message = b;
+        } else if let Some(field) = cont.as_string() {
+            req.continue_final_message = true;
+            req.continue_final_field = Some(field);
+        } else if !(cont.is_undefined() || cont.is_null()) {
+            return Err(type_error("options.continueFinalMessage must be a boolean or a field name"));
+        }
+        if let Some(kwargs) = optional("kwargs")? {
+            match kwargs {
+                serde_json::Value::Object(map) => req.kwargs = map,
+                _ => return Err(type_error("options.kwargs must be an object")),
+            }
+        }
+        let opts = ChatOptions {
+            chat_template: opt_string(&options, "chatTemplate")?,
+            tokenize: opt_bool(&options, "tokenize", false)?,
+            return_assistant_tokens_mask: opt_bool(&options, "returnAssistantTokensMask", false)?,
+        };
+        let out = self.inner.apply_chat_template(&req, &opts).map_err(core_error)?;
+        let obj = Object::new();
+        Reflect::set(&obj, &"text".into(), &JsValue::from_str(&out.text))?;
+        if let Some(ids) = &out.ids {
+            Reflect::set(&obj, &"ids".into(), &Uint32Array::from(&ids[..]).into())?;
+        }
+        if let Some(mask) = &out.assistant_mask {
+            Reflect::set(&obj, &"assistantMask".into(), &Uint32Array::from(&mask[..]).into())?;
+        }
+        Ok(obj.into())
+    }
+
+    /// Id of a token string, if the vocabulary has it.
+    #[wasm_bindgen(js_name = tokenToId)]
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    /// Token string of an id, if the vocabulary has it.
+    #[wasm_bindgen(js_name = idToToken)]
+    pub fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id)
+    }
+
+    /// Vocabulary size, added tokens included.
+    #[wasm_bindgen(getter, js_name = vocabSize)]
+    pub fn vocab_size(&self) -> u32 {
+        self.inner.vocab_size(true) as u32
+    }
+
+    /// How this tokenizer is cut into pieces (or why it is encoded whole).
+    #[wasm_bindgen(getter)]
+    pub fn chunking(&self) -> String {
+        self.inner.cut_rules().describe()
+    }
+
+    /// The name given at load time (or the URL), if any.
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> Option<String> {
+        self.inner.origin().map(str::to_string)
+    }
+
+    /// For tests only: a task whose `step` panics.
+    #[wasm_bindgen(js_name = __panickingTask, skip_typescript)]
+    pub fn panicking_task(&self) -> Result<EncodeTask, JsValue> {
+        let mut t = self.make_task(&JsValue::from_str("x"), &JsValue::UNDEFINED, Want::Ids)?;
+        t.panic_on_step = true;
+        Ok(t)
+    }
+
+    /// For tests only: an async encode whose first slice panics.
+    #[wasm_bindgen(js_name = __panicInEncode, skip_typescript)]
+    pub fn panic_in_encode(&self) -> Promise {
+        match self.panicking_task() {
+            Ok(t) => js_drive(Array::of1(&t.into()), &JsValue::UNDEFINED, true),
+            Err(e) => Promise::reject(&e),
+        }
+    }
+}
+
+/// For tests only: panic inside a synchronous export.
+#[wasm_bindgen(js_name = __panicForTests, skip_typescript)]
+pub fn panic_for_tests() {
+    panic!("test panic inside a synchronous call");
+}
+
+/// The version of the binding.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+#[wasm_bindgen(start, skip_typescript)]
+fn __yieldtok_start() {
+    // A panic is an `unreachable` trap here (panic=abort). Record its message for the error
+    // the JS side raises, and have the glue re-create the instance before the next call.
+    std::panic::set_hook(Box::new(|info| {
+        let what = info.payload_as_str().unwrap_or("(non-string panic payload)");
+        let at = info.location().map(|l| format!(" (at {}:{})", l.file(), l.line())).unwrap_or_default();
+        js_record_panic(&format!("{what}{at}"));
+        wasm_bindgen::handler::schedule_reinit();
+    }));
+    // For traps that are not panics (stack overflow, out of memory): the JS side calls this.
+    js_register_reset(&Closure::<dyn Fn()>::new(wasm_bindgen::handler::schedule_reinit).into_js_value());
+}

@@ -126,6 +126,7 @@ pub(crate) struct Claim {
 }
 
 impl Claim {
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
     pub(crate) fn len(&self) -> usize {
         self.end - self.start
     }
@@ -195,12 +196,14 @@ impl EncodeJob {
     }
 
     /// Whether unclaimed text remains (and the job is still live).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
     pub(crate) fn has_unclaimed(&self) -> bool {
         let p = self.lock();
         !self.is_cancelled() && p.error.is_none() && p.next_start < self.text.len()
     }
 
     /// Bytes not yet claimed.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
     pub(crate) fn remaining_bytes(&self) -> usize {
         self.text.len() - self.lock().next_start
     }
@@ -274,6 +277,7 @@ impl EncodeJob {
     }
 
     /// Claim and run one piece. `false` when nothing was left to claim.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
     pub(crate) fn run_one(&self) -> bool {
         match self.claim() {
             Some(c) => {
