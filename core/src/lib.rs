@@ -42,6 +42,12 @@ cfg_if::cfg_if! {
         pub mod fixtures;
         pub use scheduler::Scheduler;
         pub use future::block_on;
+        /// Pieces of the fast engine that benchmarks comparing against standalone `fastokens`
+        /// need (the same vocabulary normalisation).
+        #[doc(hidden)]
+        pub mod engine_support {
+            pub use crate::engine::fast::normalize_gapped_vocab;
+        }
     }
 }
 

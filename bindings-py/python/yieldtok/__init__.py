@@ -1,0 +1,129 @@
+"""yieldtok: exact, chunked, yield-cooperative tokenization.
+
+``Tokenizer`` has the sync API (the GIL is released while it works) and Hugging Face
+``tokenizers``' awaitable names (``async_encode`` …); ``AsyncTokenizer`` wraps it so that
+``await tok.encode(text)`` reads naturally. Async work runs on the core's bounded scheduler,
+never on Python threads, and cancelling the awaiting task cancels the remaining work.
+"""
+
+from __future__ import annotations
+
+import collections.abc as _abc
+import os as _os
+from typing import Any, Iterable, List, Optional, Sequence, Union
+
+from ._yieldtok import (
+    BatchEncoding,
+    Encoding,
+    Tokenizer,
+    TokenizerError,
+    TokenizerInternalError,
+    TokenizerNotFoundError,
+    TokenizerOSError,
+    TokenizerValueError,
+    __version__,
+    scheduler_info,
+)
+
+_abc.Sequence.register(BatchEncoding)
+
+__all__ = [
+    "AsyncTokenizer",
+    "BatchEncoding",
+    "Encoding",
+    "Tokenizer",
+    "TokenizerError",
+    "TokenizerInternalError",
+    "TokenizerNotFoundError",
+    "TokenizerOSError",
+    "TokenizerValueError",
+    "scheduler_info",
+    "__version__",
+]
+
+_PathLike = Union[str, "_os.PathLike[str]"]
+
+
+class AsyncTokenizer:
+    """A tokenizer whose ``encode``, ``encode_batch``, ``decode``, ``decode_batch`` and
+    ``count`` are coroutines. Same constructors as ``Tokenizer``; ``AsyncTokenizer(tok)`` wraps
+    an existing ``Tokenizer`` (and ``.sync`` gives it back). Pickles like ``Tokenizer``."""
+
+    __slots__ = ("sync",)
+
+    sync: Tokenizer
+    """The wrapped sync ``Tokenizer``."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        if not isinstance(tokenizer, Tokenizer):
+            raise TypeError(f"AsyncTokenizer wraps a yieldtok.Tokenizer, not {type(tokenizer).__name__}")
+        self.sync = tokenizer
+
+    # -- constructors ------------------------------------------------------------------
+    @classmethod
+    def from_file(cls, path: _PathLike) -> "AsyncTokenizer":
+        return cls(Tokenizer.from_file(path))
+
+    @classmethod
+    def from_str(cls, json: str) -> "AsyncTokenizer":
+        return cls(Tokenizer.from_str(json))
+
+    @classmethod
+    def from_buffer(cls, buffer: bytes) -> "AsyncTokenizer":
+        return cls(Tokenizer.from_buffer(buffer))
+
+    @classmethod
+    def from_dir(cls, path: _PathLike) -> "AsyncTokenizer":
+        return cls(Tokenizer.from_dir(path))
+
+    @classmethod
+    def from_pretrained(
+        cls, repo_id: str, revision: Optional[str] = None, cache_dir: Optional[_PathLike] = None
+    ) -> "AsyncTokenizer":
+        return cls(Tokenizer.from_pretrained(repo_id, revision, cache_dir))
+
+    # -- coroutines --------------------------------------------------------------------
+    async def encode(self, text: str, add_special_tokens: bool = True) -> Encoding:
+        """Encode one text on the core scheduler; the event loop keeps running meanwhile."""
+        return await self.sync.async_encode(text, add_special_tokens=add_special_tokens)
+
+    async def encode_batch(self, texts: Sequence[str], add_special_tokens: bool = True) -> BatchEncoding:
+        """Encode many texts (one scheduler job each)."""
+        return await self.sync.async_encode_batch(texts, add_special_tokens=add_special_tokens)
+
+    async def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
+        """Decode ids to text; unknown ids raise ``TokenizerValueError``."""
+        return await self.sync.async_decode(ids, skip_special_tokens)
+
+    async def decode_batch(self, sequences: Sequence[Iterable[int]], skip_special_tokens: bool = True) -> List[str]:
+        """Decode many id sequences."""
+        return await self.sync.async_decode_batch(sequences, skip_special_tokens)
+
+    async def count(self, text: str, add_special_tokens: bool = True) -> int:
+        """Number of tokens ``encode(text)`` would give (ids only)."""
+        return await self.sync.async_count(text, add_special_tokens)
+
+    # -- cheap sync lookups ---------------------------------------------------------------
+    async def apply_chat_template(self, conversation: Any, *args: Any, **kwargs: Any) -> Any:
+        """Awaitable ``Tokenizer.apply_chat_template`` (rendered and tokenized off the event loop,
+        with the GIL released)."""
+        import asyncio
+        import functools
+
+        call = functools.partial(self.sync.apply_chat_template, conversation, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(None, call)
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        return self.sync.token_to_id(token)
+
+    def id_to_token(self, id: int) -> Optional[str]:
+        return self.sync.id_to_token(id)
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        return self.sync.get_vocab_size(with_added_tokens)
+
+    def __reduce__(self) -> Any:
+        return (AsyncTokenizer, (self.sync,))
+
+    def __repr__(self) -> str:
+        return f"Async{self.sync!r}"

@@ -1,0 +1,117 @@
+//! Python exceptions. Every core [`yieldtok::Error`] becomes a subclass of
+//! `yieldtok.TokenizerError` that is also a builtin exception, so both `except TokenizerError`
+//! and `except ValueError` / `except OSError` work:
+//!
+//! | core error                               | Python exception                                          |
+//! |------------------------------------------|-----------------------------------------------------------|
+//! | `is_invalid_input()` (bad JSON, bad ids…) | `TokenizerValueError(TokenizerError, ValueError)`          |
+//! | `NotFound`, `Io` with kind NotFound       | `TokenizerNotFoundError(TokenizerOSError, FileNotFoundError)` |
+//! | other `Io`                                | `TokenizerOSError(TokenizerError, OSError)`                |
+//! | `Panic`                                   | `TokenizerInternalError(TokenizerError, RuntimeError)`     |
+//! | `Cancelled`                               | `TokenizerError`                                           |
+//!
+//! The classes are built with `PyErr_NewExceptionWithDoc` and a tuple of bases (pyo3's
+//! `create_exception!` takes a single base); they implement `PyTypeInfo`, so `X::new_err(msg)`
+//! builds a lazy `PyErr` without the GIL (needed inside the futures handed to asyncio).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyTuple, PyType};
+use pyo3::PyTypeInfo;
+
+macro_rules! exception {
+    ($name:ident, $doc:literal, [$($base:ty),+]) => {
+        #[repr(transparent)]
+        pub struct $name(pyo3::PyAny);
+        pyo3::impl_exception_boilerplate!($name);
+        pyo3::pyobject_native_type_named!($name);
+        // SAFETY: `type_object_raw` returns a type object that lives for the whole process
+        // (kept alive by the static), built once with the GIL held.
+        unsafe impl pyo3::type_object::PyTypeInfo for $name {
+            fn type_object_raw(py: Python<'_>) -> *mut pyo3::ffi::PyTypeObject {
+                static TYPE: pyo3::sync::PyOnceLock<Py<PyType>> = pyo3::sync::PyOnceLock::new();
+                TYPE.get_or_init(py, || {
+                    let bases = PyTuple::new(py, [$(<$base>::type_object(py)),+]).expect("tuple of exception bases");
+                    let name = concat!("yieldtok.", stringify!($name), "\0");
+                    let doc = concat!($doc, "\0");
+                    // SAFETY: valid NUL-terminated strings and a tuple of exception classes.
+                    unsafe {
+                        let ptr = pyo3::ffi::PyErr_NewExceptionWithDoc(
+                            name.as_ptr().cast(),
+                            doc.as_ptr().cast(),
+                            bases.as_ptr(),
+                            std::ptr::null_mut(),
+                        );
+                        Bound::from_owned_ptr_or_err(py, ptr)
+                            .expect(concat!("cannot create yieldtok.", stringify!($name)))
+                            .cast_into_unchecked::<PyType>()
+                            .unbind()
+                    }
+                })
+                .as_ptr()
+                .cast()
+            }
+        }
+    };
+}
+
+exception!(TokenizerError, "Base class of every error yieldtok raises.", [PyException]);
+exception!(
+    TokenizerValueError,
+    "Bad input: a malformed tokenizer definition, an id the vocabulary lacks, a lone surrogate in a text, an unsupported argument.",
+    [TokenizerError, PyValueError]
+);
+exception!(TokenizerOSError, "A file could not be read.", [TokenizerError, PyOSError]);
+exception!(
+    TokenizerNotFoundError,
+    "A file, model folder or Hugging Face cache entry does not exist (yieldtok never downloads).",
+    [TokenizerOSError, PyFileNotFoundError]
+);
+exception!(
+    TokenizerInternalError,
+    "A bug: a panic inside the tokenization pipeline, caught before it could reach the interpreter.",
+    [TokenizerError, PyRuntimeError]
+);
+
+/// Map a core error to its Python exception (lazily; no GIL needed).
+pub fn to_pyerr(e: yieldtok::Error) -> PyErr {
+    use yieldtok::Error as E;
+    let msg = e.to_string();
+    match &e {
+        E::Panic(_) => TokenizerInternalError::new_err(msg),
+        E::Cancelled => TokenizerError::new_err(msg),
+        E::NotFound { .. } => TokenizerNotFoundError::new_err(msg),
+        E::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => TokenizerNotFoundError::new_err(msg),
+        _ if e.is_invalid_input() => TokenizerValueError::new_err(msg),
+        _ => TokenizerOSError::new_err(msg),
+    }
+}
+
+/// Run `f`, turning core errors and panics into Python exceptions (a panic becomes
+/// `TokenizerInternalError`, never an abort or a `BaseException`).
+pub fn guard<T>(f: impl FnOnce() -> yieldtok::Result<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(to_pyerr),
+        Err(payload) => Err(TokenizerInternalError::new_err(format!("internal panic: {}", panic_message(&payload)))),
+    }
+}
+
+pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic payload".into())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("TokenizerError", TokenizerError::type_object(py))?;
+    m.add("TokenizerValueError", TokenizerValueError::type_object(py))?;
+    m.add("TokenizerOSError", TokenizerOSError::type_object(py))?;
+    m.add("TokenizerNotFoundError", TokenizerNotFoundError::type_object(py))?;
+    m.add("TokenizerInternalError", TokenizerInternalError::type_object(py))?;
+    Ok(())
+}

@@ -1,0 +1,467 @@
+//! `yieldtok.Tokenizer`: loading, the sync API (GIL released for real work), and the
+//! Hugging Face-named awaitables (`async_encode`, …) that run on the core scheduler and are
+//! bridged to asyncio by pyo3-async-runtimes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUnicodeEncodeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString, PyTuple};
+
+use crate::encoding::{BatchEncoding, EncData, Encoding};
+use crate::errors::{guard, panic_message, TokenizerInternalError, TokenizerValueError};
+use yieldtok::{EncodeOptions, JobHandle, Output};
+
+/// Work on at least this many bytes (or ids) releases the GIL; below it the GIL hand-off would
+/// cost more than the work (well under a millisecond).
+const DETACH_BYTES: usize = 1024;
+
+/// A `str` argument as shared UTF-8. Non-`str` → `TypeError`; a lone surrogate →
+/// `TokenizerValueError` naming its position.
+pub fn text_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Arc<str>> {
+    let s = obj.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!("{what} must be str, not {}", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+    })?;
+    match s.to_cow() {
+        Ok(c) => Ok(Arc::from(c.as_ref())),
+        Err(e) => {
+            let py = obj.py();
+            if e.is_instance_of::<PyUnicodeEncodeError>(py) {
+                let v = e.value(py);
+                let start: usize = v.getattr("start").and_then(|x| x.extract()).unwrap_or(0);
+                let ch: u32 = s
+                    .get_item(start)
+                    .ok()
+                    .and_then(|c| c.cast_into::<PyString>().ok())
+                    .and_then(|c| py.import("builtins").ok()?.getattr("ord").ok()?.call1((c,)).ok()?.extract().ok())
+                    .unwrap_or(0);
+                Err(TokenizerValueError::new_err(format!(
+                    "{what} contains a lone surrogate U+{ch:04X} at index {start}; it is not valid Unicode and cannot be encoded as UTF-8 (decode bytes with errors='replace' or fix the input)"
+                )))
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+fn texts_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<str>>> {
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err("texts must be a list of str, not a str"));
+    }
+    let mut out = Vec::with_capacity(obj.len().unwrap_or(0));
+    for (i, item) in obj.try_iter()?.enumerate() {
+        out.push(text_arg(&item?, &format!("texts[{i}]"))?);
+    }
+    Ok(out)
+}
+
+fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err("ids must be a sequence of int"));
+    }
+    obj.extract::<Vec<u32>>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            TokenizerValueError::new_err("token ids must be integers in 0..2**32 (got a negative or too large id)")
+        } else {
+            e
+        }
+    })
+}
+
+fn ids_batch_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u32>>> {
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err("sequences must be a list of lists of int"));
+    }
+    obj.try_iter()?.map(|item| ids_arg(&item?)).collect()
+}
+
+fn not_supported(pair: Option<&Bound<'_, PyAny>>, is_pretokenized: bool) -> PyResult<()> {
+    if pair.is_some_and(|p| !p.is_none()) {
+        return Err(TokenizerValueError::new_err("sequence pairs are not supported by yieldtok"));
+    }
+    if is_pretokenized {
+        return Err(TokenizerValueError::new_err("is_pretokenized=True is not supported by yieldtok"));
+    }
+    Ok(())
+}
+
+/// The async bridge: `fut` runs on the core scheduler, pyo3-async-runtimes resolves an asyncio
+/// future (under asyncio or uvloop) and, if that future is cancelled, drops `fut`, which
+/// cancels the remaining pieces of its jobs.
+fn bridge<'py, T, F>(py: Python<'py>, fut: F, handles: Vec<JobHandle>) -> PyResult<Bound<'py, PyAny>>
+where
+    F: std::future::Future<Output = PyResult<T>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    crate::runtime();
+    let py_fut = pyo3_async_runtimes::tokio::future_into_py(py, fut)?;
+    if !handles.is_empty() {
+        // Cancel the jobs right on the event-loop thread when the asyncio future is cancelled,
+        // instead of waiting for the bridge thread to be scheduled and drop the Rust future
+        // (which it also does).
+        py_fut.call_method1(pyo3::intern!(py, "add_done_callback"), (CancelJobs { handles },))?;
+    }
+    Ok(py_fut)
+}
+
+/// Done-callback of an awaitable: if the asyncio future was cancelled, cancel its jobs.
+#[pyclass(frozen, module = "yieldtok", name = "_CancelJobs")]
+struct CancelJobs {
+    handles: Vec<JobHandle>,
+}
+
+#[pymethods]
+impl CancelJobs {
+    fn __call__(&self, fut: &Bound<'_, PyAny>) -> PyResult<()> {
+        if fut.call_method0(pyo3::intern!(fut.py(), "cancelled"))?.is_truthy()? {
+            for h in &self.handles {
+                h.cancel();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Run blocking work that the core has no future for (decode) on the bridge's bounded
+/// blocking pool.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> yieldtok::Result<T> + Send + 'static) -> PyResult<T> {
+    let handle = pyo3_async_runtimes::tokio::get_runtime().spawn_blocking(move || guard(f));
+    match handle.await {
+        Ok(r) => r,
+        Err(e) if e.is_panic() => Err(TokenizerInternalError::new_err(format!("internal panic: {}", panic_message(&e.into_panic())))),
+        Err(e) => Err(TokenizerInternalError::new_err(e.to_string())),
+    }
+}
+
+/// A tokenizer (thread-safe; share one across threads and tasks).
+#[pyclass(frozen, module = "yieldtok")]
+#[derive(Clone)]
+pub struct Tokenizer {
+    pub tok: yieldtok::Tokenizer,
+}
+
+impl Tokenizer {
+    fn pad_id(&self) -> u32 {
+        self.tok.hf().get_padding().map(|p| p.pad_id).unwrap_or(0)
+    }
+
+    fn wrap(&self, enc: yieldtok::Encoding, text: Arc<str>) -> Arc<EncData> {
+        EncData::new(enc, text, self.tok.clone())
+    }
+
+    fn load(py: Python<'_>, f: impl FnOnce() -> yieldtok::Result<yieldtok::Tokenizer> + Send) -> PyResult<Self> {
+        py.detach(|| guard(f)).map(|tok| Tokenizer { tok })
+    }
+}
+
+#[pymethods]
+impl Tokenizer {
+    // ---- constructors -------------------------------------------------------------------
+
+    /// Load a `tokenizer.json` file.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        Self::load(py, || yieldtok::Tokenizer::from_file(&path))
+    }
+
+    /// Load from the text of a `tokenizer.json`.
+    #[staticmethod]
+    fn from_str(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let json = text_arg(json, "json")?;
+        Self::load(py, || yieldtok::Tokenizer::from_str(&json))
+    }
+
+    /// Load from the bytes of a `tokenizer.json`.
+    #[staticmethod]
+    fn from_buffer(py: Python<'_>, buffer: Vec<u8>) -> PyResult<Self> {
+        Self::load(py, || yieldtok::Tokenizer::from_bytes(&buffer))
+    }
+
+    /// Load a model folder (`tokenizer.json`, optional `tokenizer_config.json`).
+    #[staticmethod]
+    fn from_dir(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        Self::load(py, || yieldtok::Tokenizer::from_dir(&path))
+    }
+
+    /// Load `repo_id` from the local Hugging Face cache (never downloads).
+    #[staticmethod]
+    #[pyo3(signature = (repo_id, revision=None, cache_dir=None))]
+    fn from_pretrained(py: Python<'_>, repo_id: String, revision: Option<String>, cache_dir: Option<PathBuf>) -> PyResult<Self> {
+        Self::load(py, || yieldtok::Tokenizer::from_pretrained(&repo_id, revision.as_deref(), cache_dir.as_deref()))
+    }
+
+    /// The `tokenizer.json` text of this tokenizer.
+    #[pyo3(signature = (pretty=false))]
+    fn to_str(&self, py: Python<'_>, pretty: bool) -> PyResult<String> {
+        let json = py.detach(|| guard(|| self.tok.to_json()))?;
+        if !pretty {
+            return Ok(json);
+        }
+        let v = py.import("json")?.call_method1("loads", (json,))?;
+        let kw = pyo3::types::PyDict::new(py);
+        kw.set_item("indent", 2)?;
+        kw.set_item("ensure_ascii", false)?;
+        py.import("json")?.call_method("dumps", (v,), Some(&kw))?.extract()
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let json = py.detach(|| guard(|| self.tok.to_json()))?;
+        let ctor = py.import("yieldtok._yieldtok")?.getattr("_tokenizer_from_json")?;
+        PyTuple::new(py, [ctor, PyTuple::new(py, [json])?.into_any()])
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Tokenizer(origin={:?}, vocab_size={}, chunking={:?})",
+            self.tok.origin().unwrap_or("<str>"),
+            self.tok.vocab_size(true),
+            self.tok.cut_rules().describe()
+        )
+    }
+
+    /// Where the tokenizer was loaded from (path), if known.
+    #[getter]
+    fn origin(&self) -> Option<String> {
+        self.tok.origin().map(str::to_string)
+    }
+
+    /// How long texts are cut into exact pieces for this tokenizer (or why they are not).
+    #[getter]
+    fn chunking(&self) -> String {
+        self.tok.cut_rules().describe()
+    }
+
+    // ---- vocabulary ---------------------------------------------------------------------
+
+    /// The engine serving ids-only work now: ``"fastokens"`` once the fast engine has loaded
+    /// and passed its check against the reference, else ``"tokenizers"``.
+    #[getter]
+    fn engine(&self) -> &'static str {
+        self.tok.engine()
+    }
+
+    /// Wait until the fast engine has loaded (or been ruled out) and return :attr:`engine`.
+    /// The engine loads on a background thread after the tokenizer; ids are identical either way.
+    fn wait_for_engine(&self, py: Python<'_>) -> &'static str {
+        py.detach(|| self.tok.wait_for_engine())
+    }
+
+    #[pyo3(signature = (with_added_tokens=true))]
+    fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
+        self.tok.vocab_size(with_added_tokens)
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.tok.token_to_id(token)
+    }
+
+    fn id_to_token(&self, id: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let id: u32 = match id.extract::<i64>() {
+            Ok(v) => match u32::try_from(v) {
+                Ok(v) => v,
+                Err(_) => return Ok(None),
+            },
+            Err(_) => return Err(PyTypeError::new_err("id must be int")),
+        };
+        Ok(self.tok.id_to_token(id))
+    }
+
+    // ---- sync ---------------------------------------------------------------------------
+
+    /// Encode one text (GIL released; long texts run in parallel pieces).
+    #[pyo3(signature = (text, add_special_tokens=true))]
+    fn encode(&self, py: Python<'_>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<Encoding> {
+        let text = text_arg(text, "text")?;
+        let work = || guard(|| self.tok.encode(&text, add_special_tokens));
+        let enc = if text.len() >= DETACH_BYTES { py.detach(work)? } else { work()? };
+        Ok(Encoding { d: self.wrap(enc, text) })
+    }
+
+    /// Number of tokens `encode(text, add_special_tokens)` gives (ids only; faster).
+    #[pyo3(signature = (text, add_special_tokens=true))]
+    fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<usize> {
+        let text = text_arg(text, "text")?;
+        let work = || guard(|| self.tok.count(&text, add_special_tokens));
+        if text.len() >= DETACH_BYTES {
+            py.detach(work)
+        } else {
+            work()
+        }
+    }
+
+    /// Encode many texts in parallel on the core's pool.
+    #[pyo3(signature = (texts, add_special_tokens=true))]
+    fn encode_batch(&self, py: Python<'_>, texts: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<BatchEncoding> {
+        let texts = texts_arg(texts)?;
+        let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        let work = || guard(|| self.tok.encode_batch(&texts, add_special_tokens));
+        let encs = if bytes >= DETACH_BYTES { py.detach(work)? } else { work()? };
+        let items = encs.into_iter().zip(texts).map(|(e, t)| self.wrap(e, t)).collect();
+        Ok(BatchEncoding::new(items, self.pad_id()))
+    }
+
+    /// Same as `encode_batch` (offsets are cheap here; kept for Hugging Face compatibility).
+    #[pyo3(signature = (texts, add_special_tokens=true))]
+    fn encode_batch_fast(&self, py: Python<'_>, texts: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<BatchEncoding> {
+        self.encode_batch(py, texts, add_special_tokens)
+    }
+
+    /// Render a conversation with the tokenizer's chat template, byte-identical to transformers'
+    /// `apply_chat_template` (same signature). `chat_template` is a template name or source;
+    /// extra keyword arguments become template variables (e.g. `enable_thinking=False`).
+    /// Returns the text (`tokenize=False`), the ids, or with `return_dict=True` a dict with
+    /// `input_ids`, `attention_mask` and (when asked) `assistant_masks`. GIL released.
+    #[pyo3(signature = (conversation, tools=None, documents=None, chat_template=None, add_generation_prompt=false, continue_final_message=None, tokenize=true, return_assistant_tokens_mask=false, return_dict=false, **kwargs))]
+    #[allow(clippy::too_many_arguments)]
+    fn apply_chat_template(
+        &self,
+        py: Python<'_>,
+        conversation: &Bound<'_, PyAny>,
+        tools: Option<&Bound<'_, PyAny>>,
+        documents: Option<&Bound<'_, PyAny>>,
+        chat_template: Option<String>,
+        add_generation_prompt: bool,
+        continue_final_message: Option<&Bound<'_, PyAny>>,
+        tokenize: bool,
+        return_assistant_tokens_mask: bool,
+        return_dict: bool,
+        kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let req = crate::chat::request(conversation, tools, documents, add_generation_prompt, continue_final_message, kwargs)?;
+        let opts = yieldtok::ChatOptions { chat_template, tokenize: tokenize || return_dict, return_assistant_tokens_mask };
+        let out = crate::chat::run(py, &self.tok, req, opts)?;
+        crate::chat::output(py, out, tokenize, return_dict)
+    }
+
+    /// Decode ids to text. Ids the vocabulary lacks raise `TokenizerValueError`.
+    #[pyo3(signature = (ids, skip_special_tokens=true))]
+    fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<String> {
+        let ids = ids_arg(ids)?;
+        let work = || guard(|| self.tok.decode(&ids, skip_special_tokens));
+        if ids.len() >= DETACH_BYTES / 4 {
+            py.detach(work)
+        } else {
+            work()
+        }
+    }
+
+    /// Decode many id sequences in parallel.
+    #[pyo3(signature = (sequences, skip_special_tokens=true))]
+    fn decode_batch(&self, py: Python<'_>, sequences: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+        let seqs = ids_batch_arg(sequences)?;
+        let n: usize = seqs.iter().map(Vec::len).sum();
+        let work = || guard(|| self.tok.decode_batch(&seqs, skip_special_tokens));
+        if n >= DETACH_BYTES / 4 {
+            py.detach(work)
+        } else {
+            work()
+        }
+    }
+
+    // ---- awaitables (Hugging Face names) --------------------------------------------------
+
+    /// Awaitable `encode`, run in pieces on the core scheduler. Must be called with a running
+    /// event loop. Cancelling the awaiting task cancels the remaining pieces.
+    #[pyo3(signature = (sequence, pair=None, is_pretokenized=false, add_special_tokens=true))]
+    fn async_encode<'py>(
+        &self,
+        py: Python<'py>,
+        sequence: &Bound<'py, PyAny>,
+        pair: Option<&Bound<'py, PyAny>>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        not_supported(pair, is_pretokenized)?;
+        let text = text_arg(sequence, "sequence")?;
+        let fut = self.tok.encode_async(text.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
+        let handles = vec![fut.handle()];
+        let this = self.clone();
+        bridge(
+            py,
+            async move {
+                let out = fut.await.map_err(crate::errors::to_pyerr)?;
+                let enc = out.into_encoding().expect("full output requested");
+                Ok(Encoding { d: this.wrap(enc, text) })
+            },
+            handles,
+        )
+    }
+
+    /// Awaitable `encode_batch`: one job per text, all queued on the core scheduler at once.
+    #[pyo3(signature = (input, is_pretokenized=false, add_special_tokens=true))]
+    fn async_encode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        not_supported(None, is_pretokenized)?;
+        let texts = texts_arg(input)?;
+        let mut futs: Vec<_> = texts
+            .iter()
+            .map(|t| self.tok.encode_async(t.clone(), EncodeOptions { add_special_tokens, ..Default::default() }))
+            .collect();
+        let handles = futs.iter().map(|f| f.handle()).collect();
+        let this = self.clone();
+        let fut = async move {
+            for f in futs.iter_mut() {
+                f.start();
+            }
+            let mut items = Vec::with_capacity(futs.len());
+            // Dropping `futs` (task cancelled) cancels every job still running.
+            let mut futs = futs.into_iter();
+            for t in texts {
+                let out = futs.next().expect("one future per text").await.map_err(crate::errors::to_pyerr)?;
+                items.push(this.wrap(out.into_encoding().expect("full output requested"), t));
+            }
+            Ok(BatchEncoding::new(items, this.pad_id()))
+        };
+        bridge(py, fut, handles)
+    }
+
+    /// Same as `async_encode_batch` (kept for Hugging Face compatibility).
+    #[pyo3(signature = (input, is_pretokenized=false, add_special_tokens=true))]
+    fn async_encode_batch_fast<'py>(
+        &self,
+        py: Python<'py>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.async_encode_batch(py, input, is_pretokenized, add_special_tokens)
+    }
+
+    /// Awaitable `count` (ids only).
+    #[pyo3(signature = (text, add_special_tokens=true))]
+    fn async_count<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>, add_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
+        let text = text_arg(text, "text")?;
+        let fut = self.tok.encode_async(text, EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() });
+        let handles = vec![fut.handle()];
+        bridge(py, async move { Ok(fut.await.map_err(crate::errors::to_pyerr)?.ids().len()) }, handles)
+    }
+
+    /// Awaitable `decode`.
+    #[pyo3(signature = (ids, skip_special_tokens=true))]
+    fn async_decode<'py>(&self, py: Python<'py>, ids: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
+        let ids = ids_arg(ids)?;
+        let tok = self.tok.clone();
+        bridge(py, blocking(move || tok.decode(&ids, skip_special_tokens)), Vec::new())
+    }
+
+    /// Awaitable `decode_batch`.
+    #[pyo3(signature = (sequences, skip_special_tokens=true))]
+    fn async_decode_batch<'py>(&self, py: Python<'py>, sequences: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
+        let seqs = ids_batch_arg(sequences)?;
+        let tok = self.tok.clone();
+        bridge(py, blocking(move || tok.decode_batch(&seqs, skip_special_tokens)), Vec::new())
+    }
+}
+
+/// Unpickling entry point: `Tokenizer` pickles as `(_tokenizer_from_json, (json,))`.
+#[pyfunction]
+pub fn _tokenizer_from_json(py: Python<'_>, json: String) -> PyResult<Tokenizer> {
+    Tokenizer::load(py, || yieldtok::Tokenizer::from_str(&json))
+}
