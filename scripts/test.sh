@@ -39,6 +39,10 @@ step "python binding: build (maturin, release) and pytest"
 (cd bindings-py && VIRTUAL_ENV="$root/.venv" "$root/.venv/bin/maturin" develop --release --quiet)
 .venv/bin/pytest tests/python -q
 
+step "node binding: npm ci, napi build (release), node --test"
+(cd bindings-node && npm ci --no-audit --no-fund && npx napi build --platform --release)
+node --test tests/node/
+
 step "wasm binding: wasm32 build, Node tests, headless Chromium (demo)"
 bindings-wasm/scripts/test.sh
 

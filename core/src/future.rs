@@ -49,7 +49,9 @@ impl State {
         if self.completed.swap(true, Ordering::AcqRel) {
             return;
         }
-        if let Some(w) = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        // Take the waker out first: never call into an executor while holding our lock.
+        let waker = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(w) = waker {
             w.wake();
         }
     }

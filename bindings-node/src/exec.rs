@@ -1,0 +1,132 @@
+//! A minimal executor for the core's runtime-agnostic futures: "poll when woken". The first
+//! poll happens on the calling (JS) thread and only queues the job on the core scheduler. The
+//! wake-up comes from the scheduler worker that finishes the job. A short job is polled again
+//! right there (its assembly takes microseconds); a long one is polled on the binding's helper
+//! thread, because the final poll assembles the result (the core does that in the consumer's
+//! `poll`), which takes milliseconds for 100k tokens and must neither hold a scheduler worker
+//! nor run on the JS thread. `on_done` runs on the thread that polled the future to completion.
+//!
+//! A wake never blocks: if another thread is polling at that moment, the wake only marks the
+//! task as notified and that thread polls once more.
+
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+
+const IDLE: u8 = 0;
+const POLLING: u8 = 1;
+const NOTIFIED: u8 = 2;
+const DONE: u8 = 3;
+
+type Done<T> = Box<dyn FnOnce(yieldtok::Result<T>) + Send>;
+
+struct Task<T, F: Future<Output = yieldtok::Result<T>>> {
+    state: AtomicU8,
+    /// Poll on the helper thread after a wake-up (long jobs).
+    heavy: bool,
+    fut: Mutex<Option<Pin<Box<F>>>>,
+    on_done: Mutex<Option<Done<T>>>,
+}
+
+impl<T, F> Task<T, F>
+where
+    T: Send + 'static,
+    F: Future<Output = yieldtok::Result<T>> + Send + 'static,
+{
+    fn run(self: &Arc<Self>) {
+        // Become the poller, or leave a note for the current one.
+        loop {
+            match self.state.compare_exchange(IDLE, POLLING, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(POLLING) => {
+                    if self.state.compare_exchange(POLLING, NOTIFIED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                        return;
+                    }
+                }
+                Err(_) => return, // NOTIFIED or DONE
+            }
+        }
+        let waker = Waker::from(self.clone());
+        loop {
+            let polled = {
+                let mut guard = self.fut.lock().unwrap_or_else(|e| e.into_inner());
+                let Some(fut) = guard.as_mut() else { return };
+                let mut cx = Context::from_waker(&waker);
+                let r = catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx)));
+                if !matches!(r, Ok(Poll::Pending)) {
+                    *guard = None;
+                }
+                r
+            };
+            match polled {
+                Ok(Poll::Pending) => {
+                    if self.state.compare_exchange(POLLING, IDLE, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                        return;
+                    }
+                    // Woken while polling: poll again.
+                    self.state.store(POLLING, Ordering::Release);
+                }
+                Ok(Poll::Ready(out)) => return self.finish(out),
+                Err(p) => return self.finish(Err(yieldtok::Error::Panic(panic_text(&p)))),
+            }
+        }
+    }
+
+    fn finish(&self, out: yieldtok::Result<T>) {
+        self.state.store(DONE, Ordering::Release);
+        if let Some(done) = self.on_done.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = catch_unwind(AssertUnwindSafe(|| done(out)));
+        }
+    }
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic payload".into())
+}
+
+impl<T, F> Wake for Task<T, F>
+where
+    T: Send + 'static,
+    F: Future<Output = yieldtok::Result<T>> + Send + 'static,
+{
+    fn wake(self: Arc<Self>) {
+        if self.heavy {
+            crate::helper::run(move || self.run())
+        } else {
+            self.run()
+        }
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.clone().wake()
+    }
+}
+
+impl<T, F: Future<Output = yieldtok::Result<T>>> Drop for Task<T, F> {
+    fn drop(&mut self) {
+        // Every waker is gone and the future never completed: report it rather than leave a
+        // promise pending (and the event loop referenced) forever.
+        if let Some(done) = self.on_done.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = catch_unwind(AssertUnwindSafe(|| done(Err(yieldtok::Error::Panic("the encode future was dropped before it completed".into())))));
+        }
+    }
+}
+
+/// Drive `fut` to completion and hand its output to `on_done`, exactly once, on the thread that
+/// completes it: the caller's if it is ready at once, else the scheduler worker that woke it,
+/// or the helper thread when `heavy`.
+pub fn spawn<T, F>(fut: F, heavy: bool, on_done: impl FnOnce(yieldtok::Result<T>) + Send + 'static)
+where
+    T: Send + 'static,
+    F: Future<Output = yieldtok::Result<T>> + Send + 'static,
+{
+    let task = Arc::new(Task {
+        state: AtomicU8::new(IDLE),
+        heavy,
+        fut: Mutex::new(Some(Box::pin(fut))),
+        on_done: Mutex::new(Some(Box::new(on_done) as Done<T>)),
+    });
+    task.run();
+}

@@ -1,0 +1,38 @@
+// Type-checked by `npm run typecheck` (and tests/node/loop.test.mjs): a typical ESM program.
+import { Tokenizer, Encoding, AbortError, type EncodeOptions, type TokenIds } from 'yieldtok'
+import yieldtok from 'yieldtok'
+
+export async function main(path: string): Promise<number> {
+  const tok: Tokenizer = Tokenizer.fromDir(path)
+  const ac = new AbortController()
+  const opts: EncodeOptions = { addSpecialTokens: false, signal: ac.signal }
+  const enc: Encoding = await tok.encode('hello', opts)
+  const ids: Uint32Array = enc.ids
+  const offsets: Uint32Array = enc.offsets
+  const [s, e]: [number, number] = enc.offsetAt(0)
+  const n: number = enc.length + enc.attentionMask.length + enc.typeIds.length + enc.specialTokensMask.length
+  const batch: Encoding[] = await tok.encodeBatch(['a', 'b'], { signal: null })
+  const text: string = await tok.decode(ids, { skipSpecialTokens: false })
+  const texts: string[] = await tok.decodeBatch([ids, [1, 2, 3]])
+  const count: number = await tok.count('hello')
+  const fast: Uint32Array = await tok.encodeIds('hello', { signal: ac.signal })
+  const fastSync: Uint32Array = tok.encodeIdsSync('hello')
+  const engine: 'fastokens' | 'tokenizers' = await tok.waitForEngine()
+  const why: string | null = tok.engineUnavailableReason
+  void [fast, fastSync, engine, why, tok.engine]
+  const sync: Encoding = tok.encodeSync('hello')
+  const back: string = tok.decodeSync(Array.from(sync.ids))
+  const maybe: number | undefined = tok.tokenToId('hello')
+  const some: TokenIds = new Int32Array(2)
+  try {
+    await tok.encode('x', { signal: AbortSignal.abort() })
+  } catch (err) {
+    if (err instanceof AbortError) console.log(err.code, err.cause)
+  }
+  // @ts-expect-error the sync API takes no signal
+  tok.encodeSync('x', { signal: ac.signal })
+  // @ts-expect-error text must be a string
+  await tok.encode(42)
+  void yieldtok.Tokenizer
+  return ids.length + offsets.length + s + e + n + batch.length + text.length + texts.length + count + back.length + (maybe ?? 0) + some.length + tok.getVocabSize() + tok.chunking.length + (tok.origin?.length ?? 0) + Tokenizer.fromJSON(new Uint8Array()).getVocabSize(false)
+}

@@ -1,0 +1,8 @@
+// ESM entry: the same objects as the CommonJS entry (one native addon per process).
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const yieldtok = require('./yieldtok.js')
+
+export const { Tokenizer, Encoding, AbortError } = yieldtok
+export default yieldtok

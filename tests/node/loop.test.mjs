@@ -1,0 +1,120 @@
+// The event loop stays free during a long encode, the work does not use libuv's thread pool,
+// and both entry points (CommonJS, ESM) and the TypeScript declarations work.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { PKG, fixtureDir, yieldtok, mixedText } from './helpers.mjs'
+
+const { Tokenizer } = yieldtok()
+
+test('the event loop keeps ticking during a long encode', async () => {
+  const tok = Tokenizer.fromDir(fixtureDir('qwen3'))
+  const text = mixedText(1_500_000, 5)
+  const h = monitorEventLoopDelay({ resolution: 1 })
+  let ticks = 0
+  const iv = setInterval(() => ticks++, 1)
+  h.enable()
+  const t0 = performance.now()
+  const enc = await tok.encode(text)
+  const wall = performance.now() - t0
+  h.disable()
+  clearInterval(iv)
+  assert.ok(enc.length > 100_000)
+  const maxMs = h.max / 1e6
+  // Relative bounds, robust on a loaded CI machine (a blocking encode would show a delay of about
+  // the whole encode and one or two ticks); the benchmark holds the absolute numbers.
+  assert.ok(maxMs < Math.max(50, wall / 4), `max event-loop delay ${maxMs.toFixed(1)} ms during a ${wall.toFixed(0)} ms encode`)
+  assert.ok(ticks >= wall / 25, `only ${ticks} 1-ms ticks during ${wall.toFixed(0)} ms`)
+})
+
+test("async work does not run on libuv's thread pool", () => {
+  // With a one-thread libuv pool, a pool job (pbkdf2) started during a long encode must finish
+  // long before the encode does. A pool-based implementation would make it wait for the encode.
+  const script = `
+    const crypto = require('node:crypto')
+    const { Tokenizer } = require(${JSON.stringify(path.join(PKG, 'yieldtok.js'))})
+    const tok = Tokenizer.fromDir(${JSON.stringify(fixtureDir('qwen3'))})
+    const text = 'Hello world, this is a test. '.repeat(100000)
+    let encodeDone = false, pbkdf2Done = false
+    const encodes = [tok.encode(text), tok.encode(text), tok.count(text), tok.encodeBatch([text])]
+    Promise.all(encodes).then(() => {
+      encodeDone = true
+      if (!pbkdf2Done) { console.log('FAIL: pbkdf2 waited for the encodes'); process.exit(1) }
+      console.log('OK')
+    })
+    setTimeout(() => crypto.pbkdf2('pw', 'salt', 1, 32, 'sha256', () => {
+      pbkdf2Done = true
+      if (encodeDone) { console.log('FAIL: encodes finished first'); process.exit(1) }
+    }), 5)
+  `
+  const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, UV_THREADPOOL_SIZE: '1' }, encoding: 'utf8' })
+  assert.equal(out.trim(), 'OK')
+})
+
+test('a pending encode keeps the process alive until it settles', () => {
+  const script = `
+    const { Tokenizer } = require(${JSON.stringify(path.join(PKG, 'yieldtok.js'))})
+    const tok = Tokenizer.fromDir(${JSON.stringify(fixtureDir('qwen3'))})
+    tok.encode('Hello world '.repeat(50000)).then((e) => console.log('done', e.length > 0))
+  `
+  const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  assert.equal(out.trim(), 'done true')
+})
+
+test('CommonJS and ESM entries export the same objects', async () => {
+  const esm = await import(path.join(PKG, 'yieldtok.mjs'))
+  const cjs = yieldtok()
+  assert.equal(esm.Tokenizer, cjs.Tokenizer)
+  assert.equal(esm.Encoding, cjs.Encoding)
+  assert.equal(esm.AbortError, cjs.AbortError)
+  assert.equal(esm.default.Tokenizer, cjs.Tokenizer)
+  // And through the package name, as a user would import it.
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import { Tokenizer } from 'yieldtok'; import y from 'yieldtok'; console.log(typeof Tokenizer.fromFile, typeof y.Tokenizer, typeof require)`], { cwd: PKG, encoding: 'utf8' })
+  assert.equal(r.stdout.trim(), 'function function undefined', r.stderr)
+  const c = spawnSync(process.execPath, ['-e', `const { Tokenizer } = require('yieldtok'); console.log(typeof Tokenizer.fromDir)`], { cwd: PKG, encoding: 'utf8' })
+  assert.equal(c.stdout.trim(), 'function', c.stderr)
+})
+
+test('the TypeScript declarations type-check a typical program (CJS and ESM)', (t) => {
+  const tsc = path.join(PKG, 'node_modules', 'typescript', 'bin', 'tsc')
+  if (!fs.existsSync(tsc)) return t.skip('typescript not installed (npm ci in bindings-node)')
+  const r = spawnSync(process.execPath, [tsc, '-p', path.join(PKG, 'tsconfig.json')], { cwd: PKG, encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stdout + r.stderr)
+})
+
+test('terminating a worker thread in the middle of an encode does not crash the process', () => {
+  const script = `
+    const { Worker, isMainThread, parentPort } = require('node:worker_threads')
+    const entry = ${JSON.stringify(path.join(PKG, 'yieldtok.js'))}
+    const dir = ${JSON.stringify(fixtureDir('qwen3'))}
+    if (isMainThread) {
+      let n = 0
+      const run = () => {
+        const w = new Worker(__filename)
+        w.on('message', () => setTimeout(() => w.terminate(), 20))
+        w.on('exit', () => {
+          if (++n < 2) return run()
+          const { Tokenizer } = require(entry)
+          Tokenizer.fromDir(dir).encode('still fine').then((e) => console.log('OK', e.length > 0))
+        })
+      }
+      run()
+    } else {
+      const { Tokenizer } = require(entry)
+      Tokenizer.fromDir(dir).encode('hello world '.repeat(300000))
+      parentPort.postMessage('started')
+    }
+  `
+  const file = path.join(os.tmpdir(), `yieldtok-worker-${process.pid}.js`)
+  fs.writeFileSync(file, script)
+  try {
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8' })
+    assert.equal(out.trim(), 'OK true')
+  } finally {
+    fs.rmSync(file, { force: true })
+  }
+})
