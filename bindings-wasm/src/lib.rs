@@ -267,12 +267,9 @@ impl EncodeTask {
 }
 
 fn encoding_object(text: &str, enc: &yieldtok::Encoding) -> JsValue {
-    let mut bytes = Vec::with_capacity(enc.offsets.len() * 2);
-    for &(s, e) in &enc.offsets {
-        bytes.push(s as u32);
-        bytes.push(e as u32);
-    }
-    let utf16 = byte_to_utf16(text, &bytes);
+    let flat = |pairs: &[(usize, usize)]| -> Vec<u32> { pairs.iter().flat_map(|&(s, e)| [s as u32, e as u32]).collect() };
+    let bytes = flat(&enc.offsets);
+    let utf16 = flat(&enc.utf16_offsets(text));
     let obj = Object::new();
     let set = |k: &str, v: JsValue| {
         let _ = Reflect::set(&obj, &JsValue::from_str(k), &v);
@@ -281,29 +278,6 @@ fn encoding_object(text: &str, enc: &yieldtok::Encoding) -> JsValue {
     set("offsets", Uint32Array::from(&utf16[..]).into());
     set("byteOffsets", Uint32Array::from(&bytes[..]).into());
     obj.into()
-}
-
-/// Map UTF-8 byte positions in `text` to UTF-16 code unit positions (a position inside a
-/// character maps to that character's start).
-fn byte_to_utf16(text: &str, positions: &[u32]) -> Vec<u32> {
-    if text.is_ascii() {
-        return positions.to_vec();
-    }
-    let mut index = vec![0u32; text.len() + 1];
-    let mut units = 0u32;
-    let mut last_start = 0u32;
-    let bytes = text.as_bytes();
-    for (b, slot) in index.iter_mut().enumerate().take(text.len()) {
-        if (bytes[b] & 0xC0) != 0x80 {
-            // Start of a char: count the units of the previous char.
-            last_start = units;
-            let c = bytes[b];
-            units += if c >= 0xF0 { 2 } else { 1 };
-        }
-        *slot = last_start;
-    }
-    index[text.len()] = units;
-    positions.iter().map(|&p| index[(p as usize).min(text.len())]).collect()
 }
 
 /// A tokenizer (a `tokenizer.json`), with exact sliced encoding.

@@ -41,31 +41,43 @@ impl Encoding {
     pub fn char_offsets(&self, text: &str) -> Vec<(usize, usize)> {
         byte_to_char_offsets(text, &self.offsets)
     }
+
+    /// Offsets in UTF-16 code units (JavaScript string indices) for the `text` that was encoded.
+    pub fn utf16_offsets(&self, text: &str) -> Vec<(usize, usize)> {
+        byte_to_utf16_offsets(text, &self.offsets)
+    }
 }
 
-/// Convert byte offsets into `text` to char offsets. Offsets need not be sorted.
+/// Convert byte offsets into `text` to char offsets (Unicode scalar values, what Python
+/// indexes by). A position inside a char maps to that char's start; positions past the end
+/// clamp. Offsets need not be sorted.
 pub fn byte_to_char_offsets(text: &str, offsets: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    convert_offsets(text, offsets, |_| 1)
+}
+
+/// Convert byte offsets into `text` to UTF-16 code-unit offsets (what JavaScript strings index
+/// by), with the same rules as [`byte_to_char_offsets`].
+pub fn byte_to_utf16_offsets(text: &str, offsets: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    convert_offsets(text, offsets, char::len_utf16)
+}
+
+/// Map every byte position to the units counted before the char that contains it.
+fn convert_offsets(text: &str, offsets: &[(usize, usize)], units_of: impl Fn(char) -> usize) -> Vec<(usize, usize)> {
+    let len = text.len();
     if text.is_ascii() {
-        return offsets.to_vec();
+        return offsets.iter().map(|&(s, e)| (s.min(len), e.min(len))).collect();
     }
-    // char index of every byte position that starts a char, plus the end.
-    let mut index = vec![0u32; text.len() + 1];
-    let mut chars = 0u32;
-    for (b, _) in text.char_indices() {
-        index[b] = chars;
-        chars += 1;
+    let mut index = vec![0u32; len + 1];
+    let mut units = 0u32;
+    let mut pos = 0usize;
+    for ch in text.chars() {
+        let w = ch.len_utf8();
+        index[pos..pos + w].fill(units);
+        pos += w;
+        units += units_of(ch) as u32;
     }
-    index[text.len()] = chars;
-    // Positions inside a char map to the char that contains them.
-    let mut last = 0u32;
-    for (b, slot) in index.iter_mut().enumerate() {
-        if b < text.len() && !text.is_char_boundary(b) {
-            *slot = last;
-        } else {
-            last = *slot;
-        }
-    }
-    offsets.iter().map(|&(s, e)| (index[s.min(text.len())] as usize, index[e.min(text.len())] as usize)).collect()
+    index[len] = units;
+    offsets.iter().map(|&(s, e)| (index[s.min(len)] as usize, index[e.min(len)] as usize)).collect()
 }
 
 #[cfg(test)]
@@ -75,5 +87,8 @@ mod tests {
         let text = "aé😀b";
         let byte = [(0, 1), (1, 3), (3, 7), (7, 8), (0, 0)];
         assert_eq!(super::byte_to_char_offsets(text, &byte), vec![(0, 1), (1, 2), (2, 3), (3, 4), (0, 0)]);
+        assert_eq!(super::byte_to_utf16_offsets(text, &byte), vec![(0, 1), (1, 2), (2, 4), (4, 5), (0, 0)]);
+        // Inside a char -> its start; past the end -> the end.
+        assert_eq!(super::byte_to_utf16_offsets(text, &[(4, 99)]), vec![(2, 5)]);
     }
 }

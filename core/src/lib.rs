@@ -20,7 +20,8 @@
 //! chat templates, byte-identical to transformers), [`config`]
 //! (`tokenizer_config.json`), [`split`] (cut rules), `pipeline` (one piece through the
 //! `tokenizers` pipeline), [`job`] (resumable chunked jobs), `scheduler` (fair pool, native),
-//! [`future`] (runtime-agnostic futures), [`encoding`] (results), [`error`].
+//! [`future`] (runtime-agnostic futures), [`encoding`] (results), [`trajectory`] (RL trajectory
+//! tokenization and packing, ART-exact), [`error`].
 
 mod chat;
 pub mod chat_template;
@@ -34,6 +35,7 @@ pub mod load;
 mod pipeline;
 pub mod split;
 mod tokenizer;
+pub mod trajectory;
 
 cfg_if::cfg_if! {
     if #[cfg(not(target_arch = "wasm32"))] {

@@ -366,7 +366,7 @@ def run_case(case: dict[str, Any], fixtures: str, art_src: str | None, include_c
     tok_mod.tokenize_trajectory = recording_tokenize_trajectory
     try:
         random.seed(opts["seed"])
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         results = list(
             tok_mod.tokenize_trajectory_groups(
                 tokenizer,
@@ -379,7 +379,7 @@ def run_case(case: dict[str, Any], fixtures: str, art_src: str | None, include_c
                 chat_template_tool_schema_format=opts["chat_template_tool_schema_format"],
             )
         )
-        t_tok = time.perf_counter() - t0
+        t_tok, c_tok = time.perf_counter() - t0, time.process_time() - c0
         out["ok"] = True
     except Exception as e:
         out.update(ok=False, error=error_to_json(e), stage="tokenize")
@@ -395,7 +395,7 @@ def run_case(case: dict[str, Any], fixtures: str, art_src: str | None, include_c
     out["results"] = [result_to_json(r, include_chat) for r in results]
     if timing:
         n_tokens = sum(len(r.token_ids) for r in results)
-        out["timing"] = {"tokenize_s": t_tok, "tokens": n_tokens}
+        out["timing"] = {"tokenize_s": t_tok, "tokenize_cpu_s": c_tok, "tokens": n_tokens, "results": len(results)}
 
     pack = case.get("pack")
     if pack:
@@ -406,7 +406,7 @@ def run_case(case: dict[str, Any], fixtures: str, art_src: str | None, include_c
         pack_mod.random = recorder
         try:
             random.seed(pack["seed"])
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             packed = pack_mod.packed_tensors_from_tokenized_results(
                 results,
                 pack["seq_len"],
@@ -416,7 +416,7 @@ def run_case(case: dict[str, Any], fixtures: str, art_src: str | None, include_c
                 verbosity=0,
                 pack_results=pack["pack_results"],
             )
-            t_pack = time.perf_counter() - t0
+            t_pack, c_pack = time.perf_counter() - t0, time.process_time() - c0
         except Exception as e:
             out["packed"] = {"ok": False, "error": error_to_json(e)}
             return out
@@ -432,6 +432,7 @@ def run_case(case: dict[str, Any], fixtures: str, art_src: str | None, include_c
         out["packed"] = p
         if timing:
             out["timing"]["pack_s"] = t_pack
+            out["timing"]["pack_cpu_s"] = c_pack
     return out
 
 

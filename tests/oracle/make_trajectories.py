@@ -373,7 +373,11 @@ def tau_cases(tok: Tok, by_task, tau_tools, n_tasks: int, seed: int) -> list[dic
                 "groups": [group(t, tau_tools, template_kwargs=kw) for t in tasks[:3]],
             }
         )
-    cases.extend(error_cases(tok, by_task[t0][0]["messages"], tau_tools, rng, prefix=f"{tok.name}-tau"))
+    with_tool_calls = next(
+        (r["messages"] for t in tasks for r in by_task[t] if any(m.get("tool_calls") for m in r["messages"])),
+        by_task[t0][0]["messages"],
+    )
+    cases.extend(error_cases(tok, with_tool_calls, tau_tools, rng, prefix=f"{tok.name}-tau"))
     for c in cases:
         c["tokenizer"] = tok.name
     return cases
@@ -595,7 +599,7 @@ def small_cases(tok: Tok, seed: int) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- benchmark workload
 
 
-def bench_groups(tok: Tok, by_task, tau_tools, seed: int, n_groups=8, n_traj=5, n_hist=2, target_tokens=20000):
+def bench_groups(tok: Tok, by_task, tau_tools, seed: int, n_groups=8, n_traj=5, n_hist=2, target_tokens=16500):
     """8 groups x 5 trajectories x two ~20k-token histories stitched from real conversations."""
     rng = random.Random(f"{seed}-bench")
     convs = [r["messages"] for t in sorted(by_task) for r in by_task[t]]

@@ -1,0 +1,193 @@
+//! Trajectory errors: what went wrong ([`TrajectoryErrorKind`]) and where (group, trajectory,
+//! history, item of `messages_and_choices`). Each kind also names the exception ART 0.5.18
+//! raises in the same situation ([`TrajectoryErrorKind::art_exception`]), so bindings can raise
+//! the same Python type and tests can check the oracle agrees.
+
+use std::fmt;
+
+/// Where in the input an error is (indices are 0-based; `history` 0 is the trajectory's own
+/// `messages_and_choices`, `k > 0` is `additional_histories[k - 1]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Location {
+    pub group: Option<usize>,
+    pub trajectory: Option<usize>,
+    pub history: Option<usize>,
+    /// Index into the history's `messages_and_choices`.
+    pub item: Option<usize>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(g) = self.group {
+            parts.push(format!("group {g}"));
+        }
+        if let Some(t) = self.trajectory {
+            parts.push(format!("trajectory {t}"));
+        }
+        match self.history {
+            Some(0) => parts.push("messages_and_choices".to_string()),
+            Some(h) => parts.push(format!("additional_histories[{}]", h - 1)),
+            None => {}
+        }
+        if let Some(i) = self.item {
+            parts.push(format!("item {i}"));
+        }
+        if parts.is_empty() {
+            f.write_str("input")
+        } else {
+            f.write_str(&parts.join(", "))
+        }
+    }
+}
+
+/// What went wrong.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TrajectoryErrorKind {
+    /// Malformed input: not JSON, a missing or mistyped field, an invalid tool schema (ART:
+    /// pydantic's `ValidationError` when building `Trajectory`/`History`).
+    InvalidInput(String),
+    /// A message dict without `role` (ART: `KeyError: 'role'`).
+    MissingRole,
+    /// The chat template failed (syntax, `raise_exception`, render error, limits) or rejected
+    /// the messages (ART: whatever jinja2/transformers raise).
+    ChatTemplate(String),
+    /// A trainable message's sentinel is not in the rendered token ids — e.g. a final Choice
+    /// with `logprobs: null` under `allow_training_without_logprobs`, or a template that drops
+    /// assistant content (ART: `ValueError: <id> is not in list`).
+    SentinelNotFound { sentinel: u32 },
+    /// A plain-dict assistant message with `tool_calls` trained without logprobs (ART's
+    /// `ValueError`).
+    DictToolCalls,
+    /// A plain-dict assistant message trained without logprobs whose `content` is not a
+    /// string (ART: `AssertionError`).
+    DictContentNotString,
+    /// The first logprob entry's `bytes` are not bytes or not UTF-8 (ART: `ValueError` /
+    /// `UnicodeDecodeError` in the `<think>` check).
+    InvalidBytes(String),
+    /// A sampled token id that cannot be a token id (negative or beyond 32 bits).
+    UnrepresentableTokenId(String),
+    /// With `validate_sampled_tokens`: a sampled token id outside the vocabulary (ART splices
+    /// it silently).
+    TokenIdOutOfVocabulary { id: u32, vocab_size: usize },
+    /// With `validate_sampled_tokens`: a sampled token string that is neither
+    /// `"token_id:<id>"` nor a vocabulary token (ART maps it to the unknown or EOS token).
+    TokenNotInVocabulary(String),
+    /// With `validate_sampled_tokens`: sampled ids contain the sentinel id, so a later
+    /// trainable message would be
+    /// spliced into them (ART silently produces wrong output).
+    SentinelCollision { sentinel: u32 },
+    /// An `extra_logprobs` value that is not a number (ART: `TypeError`/`ValueError` from
+    /// `float()`), or one that lands outside the token list (ART: `IndexError`).
+    ExtraLogprobs(String),
+    /// A position outside the token list (ART: `IndexError`); only with degenerate templates.
+    Index(String),
+    /// The tokenizer failed to encode the rendered text.
+    Tokenize(String),
+    /// The tokenizer cannot be used for trajectories (no chat template, no EOS token, ...).
+    Setup(String),
+    /// A packing argument that does not make sense.
+    InvalidArgument(String),
+}
+
+impl TrajectoryErrorKind {
+    /// The Python exception type ART 0.5.18 raises in this situation (`None`: ART has no
+    /// equivalent error).
+    pub fn art_exception(&self) -> Option<&'static str> {
+        use TrajectoryErrorKind::*;
+        Some(match self {
+            InvalidInput(_) => "ValidationError",
+            MissingRole => "KeyError",
+            ChatTemplate(_) => "TemplateError",
+            SentinelNotFound { .. } | DictToolCalls => "ValueError",
+            DictContentNotString => "AssertionError",
+            InvalidBytes(_) => "ValueError",
+            ExtraLogprobs(_) => "ValueError",
+            Index(_) => "IndexError",
+            UnrepresentableTokenId(_)
+            | TokenIdOutOfVocabulary { .. }
+            | TokenNotInVocabulary(_)
+            | SentinelCollision { .. }
+            | Tokenize(_)
+            | Setup(_)
+            | InvalidArgument(_) => return None,
+        })
+    }
+}
+
+impl fmt::Display for TrajectoryErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use TrajectoryErrorKind::*;
+        match self {
+            InvalidInput(m) => write!(f, "invalid input: {m}"),
+            MissingRole => write!(f, "message has no 'role'"),
+            ChatTemplate(m) => write!(f, "chat template: {m}"),
+            SentinelNotFound { sentinel } => write!(
+                f,
+                "{sentinel} is not in list: the sentinel token of a trainable message is missing from the rendered ids (a final Choice without logprobs, or a template that drops assistant content)"
+            ),
+            DictToolCalls => write!(
+                f,
+                "Assistant message has tool_calls but is being tokenized via tokenizer.encode(content). This path ignores tool calls."
+            ),
+            DictContentNotString => write!(f, "Trajectories must have a 'content' field of type str"),
+            InvalidBytes(m) => write!(f, "invalid `bytes` in the first logprob entry: {m}"),
+            UnrepresentableTokenId(m) => write!(f, "sampled token {m} is not a valid token id"),
+            TokenIdOutOfVocabulary { id, vocab_size } => {
+                write!(f, "sampled token id {id} is out of the vocabulary (size {vocab_size})")
+            }
+            TokenNotInVocabulary(t) => write!(f, "sampled token {t:?} is neither \"token_id:<id>\" nor a vocabulary token"),
+            SentinelCollision { sentinel } => write!(
+                f,
+                "sampled ids contain the sentinel id {sentinel}: a later trainable message would be spliced into them"
+            ),
+            ExtraLogprobs(m) => write!(f, "extra_logprobs: {m}"),
+            Index(m) => write!(f, "index out of range: {m}"),
+            Tokenize(m) => write!(f, "tokenization failed: {m}"),
+            Setup(m) => write!(f, "{m}"),
+            InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+        }
+    }
+}
+
+/// An error with its location.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrajectoryError {
+    pub location: Location,
+    pub kind: TrajectoryErrorKind,
+}
+
+impl TrajectoryError {
+    pub fn new(kind: TrajectoryErrorKind) -> Self {
+        TrajectoryError { location: Location::default(), kind }
+    }
+
+    pub(crate) fn at(mut self, f: impl FnOnce(&mut Location)) -> Self {
+        f(&mut self.location);
+        self
+    }
+
+    /// Whether the caller's input is at fault (vs. the tokenizer or the template setup).
+    pub fn is_invalid_input(&self) -> bool {
+        !matches!(self.kind, TrajectoryErrorKind::Setup(_))
+    }
+}
+
+impl fmt::Display for TrajectoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.location == Location::default() {
+            write!(f, "{}", self.kind)
+        } else {
+            write!(f, "{}: {}", self.location, self.kind)
+        }
+    }
+}
+
+impl std::error::Error for TrajectoryError {}
+
+pub type Result<T, E = TrajectoryError> = std::result::Result<T, E>;
+
+pub(crate) fn invalid(msg: impl Into<String>) -> TrajectoryError {
+    TrajectoryError::new(TrajectoryErrorKind::InvalidInput(msg.into()))
+}

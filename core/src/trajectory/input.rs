@@ -1,0 +1,1035 @@
+//! Input model: OpenPipe ART's trajectory shapes as plain data, and their parsing from JSON
+//! text/bytes or a `serde_json::Value`.
+//!
+//! * a group is a list of trajectories, or `{"trajectories": [...]}` (other keys ignored);
+//! * a trajectory is `{"messages_and_choices": [...], "tools": [...] | null,
+//!   "additional_histories": [{"messages_and_choices": [...], "tools": ...}], "reward": number}`
+//!   (ART's defaults: `[]`, `null`, `[]`, `0.0`; a history's `messages_and_choices` is required);
+//! * an item of `messages_and_choices` is a message dict (kept as given), or a **Choice**: any
+//!   object with a `"message"` key and no `"role"` key (what ART only recognises as an
+//!   `openai` `Choice` object). Of a Choice, ART uses `message.content`, `message.tool_calls`
+//!   and `logprobs.content` / `logprobs.refusal` entries (`token`, `logprob`, `bytes`,
+//!   `extra_logprobs`); everything else is dropped, as ART does;
+//! * tools are normalised as pydantic validates them for ART (`ChatCompletionToolParam`):
+//!   `{"function": {"name", "description", "parameters", "strict"}, "type": "function"}` in
+//!   that key order, unknown keys dropped; Choice tool calls are dumped in the `openai` models'
+//!   field order (`id`, `function: {arguments, name}`, `type`, then unknown keys).
+//!
+//! Validation errors do not abort a batch: a trajectory that fails validation is kept with
+//! [`Trajectory::invalid`] set (naming the history and item), is reported when tokenized, and
+//! takes no part in its group — like a failed rollout in ART's `TrajectoryGroup.exceptions`.
+//! Only a document that is not JSON, or whose top level is not a list of groups, is an error
+//! of the whole parse.
+//!
+//! Sampled tokens: `"token_id:<digits>"` entries are stored as ids without allocating; other
+//! token strings are kept as text. Only the first entry's `bytes` of each list are kept (ART
+//! reads no others; their contents are not validated).
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::error::{invalid, Result, TrajectoryError};
+
+/// A trajectory group: the trajectories whose rewards are compared (GRPO).
+#[derive(Debug, Clone, Default)]
+pub struct TrajectoryGroup {
+    pub trajectories: Vec<Trajectory>,
+}
+
+/// One trajectory (ART's `Trajectory`, the fields tokenization reads).
+#[derive(Debug, Clone, Default)]
+pub struct Trajectory {
+    pub messages_and_choices: Vec<Item>,
+    /// Normalised tool schemas (a JSON array), or `None`.
+    pub tools: Option<Value>,
+    pub additional_histories: Vec<History>,
+    pub reward: f64,
+    /// Set when the trajectory failed validation: it is reported with this error and is not
+    /// part of its group (its reward does not enter the group statistics).
+    pub invalid: Option<TrajectoryError>,
+}
+
+/// A history: messages and choices plus their own tools (not inherited from the trajectory).
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    pub messages_and_choices: Vec<Item>,
+    pub tools: Option<Value>,
+}
+
+/// An item of `messages_and_choices`.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// A message dict, exactly as given.
+    Message(Map<String, Value>),
+    /// A sampled completion.
+    Choice(Box<Choice>),
+}
+
+/// What ART reads of an `openai` `Choice`.
+#[derive(Debug, Clone, Default)]
+pub struct Choice {
+    /// `message.content`.
+    pub content: Option<String>,
+    /// `message.tool_calls`, dumped like `tool_call.model_dump(mode="json")`.
+    pub tool_calls: Vec<Value>,
+    /// `logprobs` (`None` = `null` or absent).
+    pub logprobs: Option<ChoiceLogprobs>,
+}
+
+/// `Choice.logprobs`.
+#[derive(Debug, Clone, Default)]
+pub struct ChoiceLogprobs {
+    pub content: Option<Vec<TokenLogprob>>,
+    pub refusal: Option<Vec<TokenLogprob>>,
+}
+
+impl ChoiceLogprobs {
+    /// ART's `logprobs.content or logprobs.refusal or []`.
+    pub fn entries(&self) -> &[TokenLogprob] {
+        match (&self.content, &self.refusal) {
+            (Some(c), _) if !c.is_empty() => c,
+            (_, Some(r)) if !r.is_empty() => r,
+            _ => &[],
+        }
+    }
+}
+
+/// One sampled token.
+#[derive(Debug, Clone)]
+pub struct TokenLogprob {
+    pub token: Token,
+    pub logprob: f64,
+    /// `bytes` (kept for the first entry of a list only; `None` = `null`/absent/not kept).
+    pub bytes: Option<Vec<i64>>,
+    /// `extra_logprobs` when it is an object: name → value (`null` → NaN; a value `float()`
+    /// cannot convert is kept as the error message).
+    pub extra_logprobs: Option<Vec<(String, std::result::Result<f64, String>)>>,
+}
+
+/// A sampled token as given in `token`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Token {
+    /// Exactly `"token_id:<id>"` (decimal, no sign or leading zeros), the vLLM
+    /// `return_tokens_as_token_ids` form.
+    Id(u32),
+    /// Any other string.
+    Text(Box<str>),
+}
+
+impl Token {
+    /// The token string as given.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Token::Id(id) => format!("token_id:{id}").into(),
+            Token::Text(s) => std::borrow::Cow::Borrowed(s),
+        }
+    }
+
+    fn from_str(s: &str) -> Token {
+        if let Some(d) = s.strip_prefix("token_id:") {
+            if !d.is_empty() && d.len() <= 10 && d.bytes().all(|b| b.is_ascii_digit()) && (d == "0" || !d.starts_with('0')) {
+                if let Ok(id) = d.parse::<u32>() {
+                    return Token::Id(id);
+                }
+            }
+        }
+        Token::Text(s.into())
+    }
+}
+
+impl Trajectory {
+    /// The trajectory's own history (its `messages_and_choices` with its `tools`).
+    pub fn history(&self) -> History {
+        History { messages_and_choices: self.messages_and_choices.clone(), tools: self.tools.clone() }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// public parsing entry points
+
+/// Parse a list of groups from JSON text (bytes must be UTF-8). Trajectories are parsed in
+/// parallel (on the core's pool).
+pub fn parse_groups(json: &[u8]) -> Result<Vec<TrajectoryGroup>> {
+    let text = std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
+    // one scan splits the document into groups and their trajectories
+    let top: Vec<GroupSplit> = serde_json::from_str(text).map_err(|e| invalid(format!("expected a list of trajectory groups: {e}")))?;
+    let members: Vec<Vec<Raw>> = top
+        .into_iter()
+        .enumerate()
+        .map(|(gi, g)| g.0.map(|list| list.into_iter().map(Raw).collect()).map_err(|m| invalid(m).at(|l| l.group = Some(gi))))
+        .collect::<Result<_>>()?;
+    Ok(regroup(&members, super::par_map(&members.concat(), |t| trajectory_from(*t))))
+}
+
+/// Groups from an already parsed JSON value (a list of groups).
+pub fn groups_from_value(value: &Value) -> Result<Vec<TrajectoryGroup>> {
+    let Value::Array(groups) = value else {
+        return Err(invalid("expected a list of trajectory groups"));
+    };
+    let members: Vec<Vec<Val>> = groups
+        .iter()
+        .enumerate()
+        .map(|(gi, g)| Val(g).group_members().map_err(|m| invalid(m).at(|l| l.group = Some(gi))))
+        .collect::<Result<_>>()?;
+    Ok(regroup(&members, super::par_map(&members.concat(), |t| trajectory_from(*t))))
+}
+
+fn regroup<S>(members: &[Vec<S>], trajectories: Vec<Trajectory>) -> Vec<TrajectoryGroup> {
+    let mut it = trajectories.into_iter();
+    members.iter().map(|m| TrajectoryGroup { trajectories: it.by_ref().take(m.len()).collect() }).collect()
+}
+
+/// One group from JSON (a list of trajectories or `{"trajectories": [...]}`).
+pub fn parse_group(json: &[u8]) -> Result<TrajectoryGroup> {
+    let text = std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
+    let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+    let trajs = Raw(raw).group_members().map_err(invalid)?;
+    Ok(TrajectoryGroup { trajectories: trajs.into_iter().map(trajectory_from).collect() })
+}
+
+/// One trajectory from JSON text. Validation problems are in [`Trajectory::invalid`].
+pub fn parse_trajectory(json: &[u8]) -> Result<Trajectory> {
+    let text = std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
+    let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+    Ok(trajectory_from(Raw(raw)))
+}
+
+/// One trajectory from a JSON value.
+pub fn trajectory_from_value(value: &Value) -> Trajectory {
+    trajectory_from(Val(value))
+}
+
+/// One history (`{"messages_and_choices": [...], "tools": ...}`) or, if `value` is a list, a
+/// bare `messages_and_choices` list.
+pub fn history_from_value(value: &Value) -> Result<History> {
+    let (items, tools) = match value {
+        Value::Array(_) => (Some(Val(value)), None),
+        _ => {
+            let fields = Val(value).fields().map_err(invalid)?;
+            let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
+            (get("messages_and_choices"), get("tools"))
+        }
+    };
+    let items = items.ok_or_else(|| invalid("history: missing field `messages_and_choices`"))?;
+    let (history, err) = history_from(items, tools, 0);
+    match err {
+        Some(e) => Err(e),
+        None => Ok(history),
+    }
+}
+
+/// One item from a JSON value (a message dict or a Choice dict).
+pub fn item_from_value(value: &Value) -> Result<Item> {
+    Item::deserialize(value).map_err(|e| invalid(e.to_string()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// sources: borrowed raw JSON or a parsed value
+
+trait Src: Copy {
+    fn de<T: de::DeserializeOwned>(self) -> std::result::Result<T, String>;
+    fn list(self) -> std::result::Result<Vec<Self>, String>;
+    fn fields(self) -> std::result::Result<Vec<(String, Self)>, String>;
+    fn is_null(self) -> bool;
+    fn is_list(self) -> bool;
+    fn item(self) -> std::result::Result<Item, String>;
+    /// The whole trajectory in one typed pass; `None` on any problem (the caller then takes
+    /// the field-by-field path that locates it).
+    fn fast(self) -> Option<FastTrajectory>;
+    fn tools(self) -> std::result::Result<Option<Value>, String> {
+        if self.is_null() {
+            return Ok(None);
+        }
+        normalize_tools(self.de::<Value>()?).map(Some)
+    }
+    /// A group: a list of trajectories, or an object with `trajectories`.
+    fn group_members(self) -> std::result::Result<Vec<Self>, String> {
+        if self.is_list() {
+            return self.list();
+        }
+        let fields = self.fields().map_err(|_| GROUP_SHAPE.to_string())?;
+        match fields.into_iter().rev().find(|(k, _)| k == "trajectories") {
+            Some((_, v)) => v.list().map_err(|e| format!("trajectories: {e}")),
+            None => Err("trajectory group: missing field `trajectories`".into()),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Raw<'a>(&'a RawValue);
+#[derive(Clone, Copy)]
+struct Val<'a>(&'a Value);
+
+/// A serde_json error without its position (positions inside a fragment mislead; the
+/// location is given as group/trajectory/history/item instead).
+fn message(e: serde_json::Error) -> String {
+    let s = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    s.strip_suffix(&suffix).map(str::to_string).unwrap_or(s)
+}
+
+impl<'a> Src for Raw<'a> {
+    fn de<T: de::DeserializeOwned>(self) -> std::result::Result<T, String> {
+        serde_json::from_str(self.0.get()).map_err(message)
+    }
+    fn list(self) -> std::result::Result<Vec<Self>, String> {
+        let v: Vec<&'a RawValue> =
+            serde_json::from_str(self.0.get()).map_err(|_| format!("expected a list, got {}", kind_of_raw(self.0)))?;
+        Ok(v.into_iter().map(Raw).collect())
+    }
+    fn fields(self) -> std::result::Result<Vec<(String, Self)>, String> {
+        let v: Vec<(String, &'a RawValue)> =
+            serde_json::from_str::<RawObject<'a>>(self.0.get()).map_err(|_| format!("expected an object, got {}", kind_of_raw(self.0)))?.0;
+        Ok(v.into_iter().map(|(k, v)| (k, Raw(v))).collect())
+    }
+    fn is_null(self) -> bool {
+        self.0.get() == "null"
+    }
+    fn is_list(self) -> bool {
+        self.0.get().starts_with('[')
+    }
+    fn item(self) -> std::result::Result<Item, String> {
+        serde_json::from_str(self.0.get()).map_err(message)
+    }
+    fn fast(self) -> Option<FastTrajectory> {
+        serde_json::from_str(self.0.get()).ok()
+    }
+}
+
+impl<'a> Src for Val<'a> {
+    fn de<T: de::DeserializeOwned>(self) -> std::result::Result<T, String> {
+        T::deserialize(self.0).map_err(|e| e.to_string())
+    }
+    fn list(self) -> std::result::Result<Vec<Self>, String> {
+        match self.0 {
+            Value::Array(a) => Ok(a.iter().map(Val).collect()),
+            other => Err(format!("expected a list, got {}", kind_of(other))),
+        }
+    }
+    fn fields(self) -> std::result::Result<Vec<(String, Self)>, String> {
+        match self.0 {
+            Value::Object(m) => Ok(m.iter().map(|(k, v)| (k.clone(), Val(v))).collect()),
+            other => Err(format!("expected an object, got {}", kind_of(other))),
+        }
+    }
+    fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    fn is_list(self) -> bool {
+        self.0.is_array()
+    }
+    fn item(self) -> std::result::Result<Item, String> {
+        Item::deserialize(self.0).map_err(|e| e.to_string())
+    }
+    fn fast(self) -> Option<FastTrajectory> {
+        FastTrajectory::deserialize(self.0).ok()
+    }
+}
+
+/// A trajectory as one typed document (duplicate keys, a wrong type anywhere, ... fail it).
+#[derive(Deserialize)]
+struct FastTrajectory {
+    #[serde(default)]
+    messages_and_choices: Vec<Item>,
+    #[serde(default)]
+    tools: Option<Value>,
+    #[serde(default)]
+    additional_histories: Vec<FastHistory>,
+    #[serde(default)]
+    reward: f64,
+}
+
+#[derive(Deserialize)]
+struct FastHistory {
+    messages_and_choices: Vec<Item>,
+    #[serde(default)]
+    tools: Option<Value>,
+}
+
+impl FastTrajectory {
+    fn finish(self) -> Option<Trajectory> {
+        let tools = |t: Option<Value>| match t {
+            None | Some(Value::Null) => Some(None),
+            Some(v) => normalize_tools(v).ok().map(Some),
+        };
+        let mut additional_histories = Vec::with_capacity(self.additional_histories.len());
+        for h in self.additional_histories {
+            additional_histories.push(History { messages_and_choices: h.messages_and_choices, tools: tools(h.tools)? });
+        }
+        Some(Trajectory {
+            messages_and_choices: self.messages_and_choices,
+            tools: tools(self.tools)?,
+            additional_histories,
+            reward: self.reward,
+            invalid: None,
+        })
+    }
+}
+
+const GROUP_SHAPE: &str = "a trajectory group must be a list of trajectories or {\"trajectories\": [...]}";
+
+/// A group split into its trajectories' raw JSON, or why it cannot be.
+struct GroupSplit<'a>(std::result::Result<Vec<&'a RawValue>, String>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for GroupSplit<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = GroupSplit<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(GROUP_SHAPE)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(a.size_hint().unwrap_or(8));
+                while let Some(t) = a.next_element::<&'a RawValue>()? {
+                    out.push(t);
+                }
+                Ok(GroupSplit(Ok(out)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut found = None;
+                while let Some(k) = a.next_key::<String>()? {
+                    if k == "trajectories" {
+                        let raw: &'a RawValue = a.next_value()?;
+                        found =
+                            Some(Raw(raw).list().map(|v| v.into_iter().map(|r| r.0).collect()).map_err(|e| format!("trajectories: {e}")));
+                    } else {
+                        a.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(GroupSplit(found.unwrap_or_else(|| Err("trajectory group: missing field `trajectories`".into()))))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<Self::Value, E> {
+                Ok(GroupSplit(Err(GROUP_SHAPE.into())))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<Self::Value, E> {
+                Ok(GroupSplit(Err(GROUP_SHAPE.into())))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<Self::Value, E> {
+                Ok(GroupSplit(Err(GROUP_SHAPE.into())))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<Self::Value, E> {
+                Ok(GroupSplit(Err(GROUP_SHAPE.into())))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<Self::Value, E> {
+                Ok(GroupSplit(Err(GROUP_SHAPE.into())))
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(GroupSplit(Err(GROUP_SHAPE.into())))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A JSON object as (key, raw value) pairs in document order.
+struct RawObject<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = RawObject<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = a.next_key::<String>()? {
+                    let v: &'a RawValue = a.next_value()?;
+                    out.push((k, v));
+                }
+                Ok(RawObject(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn kind_of_raw(v: &RawValue) -> &'static str {
+    match v.get().as_bytes().first() {
+        Some(b'n') => "null",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'"') => "a string",
+        Some(b'[') => "a list",
+        Some(b'{') => "an object",
+        _ => "a number",
+    }
+}
+
+fn trajectory_from<S: Src>(src: S) -> Trajectory {
+    if let Some(t) = src.fast().and_then(FastTrajectory::finish) {
+        return t;
+    }
+    let mut t = Trajectory::default();
+    let fail = |t: &mut Trajectory, e: TrajectoryError| {
+        if t.invalid.is_none() {
+            t.invalid = Some(e);
+        }
+    };
+    let fields = match src.fields() {
+        Ok(f) => f,
+        Err(m) => {
+            t.invalid = Some(invalid(format!("trajectory: {m}")));
+            return t;
+        }
+    };
+    // later duplicates win, like json.loads
+    let get = |k: &str| fields.iter().rev().find(|(n, _)| n == k).map(|(_, v)| *v);
+    if let Some(r) = get("reward") {
+        match r.de::<f64>() {
+            Ok(x) => t.reward = x,
+            Err(e) => fail(&mut t, invalid(format!("reward: {e}"))),
+        }
+    }
+    let own = match get("messages_and_choices") {
+        Some(items) => {
+            let (h, err) = history_from(items, get("tools"), 0);
+            if let Some(e) = err {
+                fail(&mut t, e);
+            }
+            h
+        }
+        None => {
+            let (h, err) = history_from_parts(Ok(Vec::new()), get("tools"), 0);
+            if let Some(e) = err {
+                fail(&mut t, e);
+            }
+            h
+        }
+    };
+    t.messages_and_choices = own.messages_and_choices;
+    t.tools = own.tools;
+    if let Some(hs) = get("additional_histories") {
+        match hs.list() {
+            Err(e) => fail(&mut t, invalid(format!("additional_histories: {e}"))),
+            Ok(list) => {
+                for (k, h) in list.into_iter().enumerate() {
+                    let hi = k + 1;
+                    let fields = match h.fields() {
+                        Ok(f) => f,
+                        Err(m) => {
+                            fail(&mut t, invalid(format!("history: {m}")).at(|l| l.history = Some(hi)));
+                            continue;
+                        }
+                    };
+                    let get = |k: &str| fields.iter().rev().find(|(n, _)| n == k).map(|(_, v)| *v);
+                    let (history, err) = match get("messages_and_choices") {
+                        Some(items) => history_from(items, get("tools"), hi),
+                        None => (
+                            History::default(),
+                            Some(invalid("history: missing field `messages_and_choices`").at(|l| l.history = Some(hi))),
+                        ),
+                    };
+                    if let Some(e) = err {
+                        fail(&mut t, e);
+                    }
+                    t.additional_histories.push(history);
+                }
+            }
+        }
+    }
+    t
+}
+
+fn history_from<S: Src>(items: S, tools: Option<S>, hi: usize) -> (History, Option<TrajectoryError>) {
+    let list = items.list().map_err(|e| invalid(format!("messages_and_choices: {e}")).at(|l| l.history = Some(hi)));
+    history_from_parts(list, tools, hi)
+}
+
+fn history_from_parts<S: Src>(list: Result<Vec<S>>, tools: Option<S>, hi: usize) -> (History, Option<TrajectoryError>) {
+    let mut h = History::default();
+    let mut err = None;
+    match list {
+        Err(e) => err = Some(e),
+        Ok(list) => {
+            h.messages_and_choices.reserve(list.len());
+            for (i, it) in list.into_iter().enumerate() {
+                match it.item() {
+                    Ok(item) => h.messages_and_choices.push(item),
+                    Err(m) => {
+                        if err.is_none() {
+                            err = Some(invalid(m).at(|l| {
+                                l.history = Some(hi);
+                                l.item = Some(i);
+                            }));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some(tools) = tools {
+        match tools.tools() {
+            Ok(t) => h.tools = t,
+            Err(m) => {
+                if err.is_none() {
+                    err = Some(invalid(format!("tools: {m}")).at(|l| l.history = Some(hi)));
+                }
+            }
+        }
+    }
+    (h, err)
+}
+
+// ---------------------------------------------------------------------------------------------
+// pydantic normalisation of tools and tool calls
+
+/// Tools as pydantic validates `list[ChatCompletionToolParam]` (a function tool TypedDict).
+pub fn normalize_tools(tools: Value) -> std::result::Result<Value, String> {
+    let Value::Array(list) = tools else { return Err(format!("expected a list of tools, got {}", kind_of(&tools))) };
+    let mut out = Vec::with_capacity(list.len());
+    for (i, tool) in list.into_iter().enumerate() {
+        out.push(normalize_tool(tool).map_err(|e| format!("tools[{i}]: {e}"))?);
+    }
+    Ok(Value::Array(out))
+}
+
+fn normalize_tool(tool: Value) -> std::result::Result<Value, String> {
+    let Value::Object(mut t) = tool else { return Err(format!("expected an object, got {}", kind_of(&tool))) };
+    match t.get("type") {
+        Some(Value::String(s)) if s == "function" => {}
+        Some(other) => return Err(format!("`type` must be 'function', got {other}")),
+        None => return Err("missing field `type`".into()),
+    }
+    let Some(Value::Object(mut f)) = t.remove("function") else { return Err("`function` is missing or not an object".into()) };
+    let mut nf = Map::new();
+    match f.remove("name") {
+        Some(Value::String(s)) => nf.insert("name".into(), Value::String(s)),
+        Some(_) => return Err("function.name must be a string".into()),
+        None => return Err("missing field `function.name`".into()),
+    };
+    if let Some(d) = f.remove("description") {
+        if !d.is_string() {
+            return Err("function.description must be a string".into());
+        }
+        nf.insert("description".into(), d);
+    }
+    if let Some(p) = f.remove("parameters") {
+        if !p.is_object() {
+            return Err("function.parameters must be an object".into());
+        }
+        nf.insert("parameters".into(), p);
+    }
+    if let Some(s) = f.remove("strict") {
+        if !(s.is_boolean() || s.is_null()) {
+            return Err("function.strict must be a boolean or null".into());
+        }
+        nf.insert("strict".into(), s);
+    }
+    let mut out = Map::new();
+    out.insert("function".into(), Value::Object(nf));
+    out.insert("type".into(), Value::String("function".into()));
+    Ok(Value::Object(out))
+}
+
+/// A Choice tool call as `model_dump(mode="json")` of `ChatCompletionMessageFunctionToolCall`
+/// (or the custom-tool model): declared fields in order, then unknown keys.
+fn dump_tool_call(tc: Value) -> std::result::Result<Value, String> {
+    let Value::Object(mut m) = tc else { return Err(format!("a tool call must be an object, got {}", kind_of(&tc))) };
+    let (inner_key, inner_fields): (&str, [&str; 2]) = match m.get("type").and_then(Value::as_str) {
+        Some("function") => ("function", ["arguments", "name"]),
+        Some("custom") => ("custom", ["input", "name"]),
+        _ => return Err("a tool call needs `type` 'function' or 'custom'".into()),
+    };
+    let mut out = Map::new();
+    match m.remove("id") {
+        Some(Value::String(s)) => out.insert("id".into(), Value::String(s)),
+        _ => return Err("a tool call needs a string `id`".into()),
+    };
+    let Some(Value::Object(mut inner)) = m.remove(inner_key) else { return Err(format!("a tool call needs an object `{inner_key}`")) };
+    let mut ni = Map::new();
+    for k in inner_fields {
+        match inner.remove(k) {
+            Some(Value::String(s)) => ni.insert(k.into(), Value::String(s)),
+            _ => return Err(format!("tool call `{inner_key}.{k}` must be a string")),
+        };
+    }
+    ni.extend(inner);
+    out.insert(inner_key.into(), Value::Object(ni));
+    out.insert("type".into(), m.remove("type").expect("checked"));
+    out.extend(m);
+    Ok(Value::Object(out))
+}
+
+// ---------------------------------------------------------------------------------------------
+// items
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_map(ItemVisitor)
+    }
+}
+
+struct ItemVisitor;
+
+impl<'de> Visitor<'de> for ItemVisitor {
+    type Value = Item;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a message or Choice object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<Item, A::Error> {
+        let mut map = Map::new();
+        // `logprobs` is parsed typed (fast) unless a `role` came first (then it is a message)
+        let mut typed: Option<Option<ChoiceLogprobs>> = None;
+        let mut seen_role = false;
+        while let Some(key) = a.next_key::<String>()? {
+            if key == "logprobs" && !seen_role {
+                typed = Some(a.next_value::<Option<ChoiceLogprobs>>()?);
+                map.shift_remove("logprobs");
+            } else {
+                if key == "role" {
+                    seen_role = true;
+                }
+                let v: Value = a.next_value()?;
+                map.insert(key, v);
+            }
+        }
+        let is_choice = map.contains_key("message") && !map.contains_key("role");
+        if !is_choice {
+            if let Some(lp) = typed {
+                map.insert("logprobs".into(), lp.map(|l| l.to_value()).unwrap_or(Value::Null));
+            }
+            return Ok(Item::Message(map));
+        }
+        let logprobs = match typed {
+            Some(lp) => lp,
+            None => match map.remove("logprobs") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(ChoiceLogprobs::deserialize(&v).map_err(de::Error::custom)?),
+            },
+        };
+        let message = map.remove("message").expect("checked");
+        let Value::Object(mut msg) = message else {
+            return Err(de::Error::custom(format!("Choice.message must be an object, got {}", kind_of(&message))));
+        };
+        let content = match msg.remove("content") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(other) => {
+                return Err(de::Error::custom(format!("Choice.message.content must be a string or null, got {}", kind_of(&other))))
+            }
+        };
+        let tool_calls = match msg.remove("tool_calls") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => {
+                list.into_iter().map(dump_tool_call).collect::<std::result::Result<_, _>>().map_err(de::Error::custom)?
+            }
+            Some(other) => return Err(de::Error::custom(format!("Choice.message.tool_calls must be a list, got {}", kind_of(&other)))),
+        };
+        Ok(Item::Choice(Box::new(Choice { content, tool_calls, logprobs })))
+    }
+}
+
+impl ChoiceLogprobs {
+    fn to_value(&self) -> Value {
+        let list = |l: &Option<Vec<TokenLogprob>>| match l {
+            None => Value::Null,
+            Some(v) => Value::Array(
+                v.iter()
+                    .map(|e| {
+                        let mut m = Map::new();
+                        m.insert("token".into(), Value::String(e.token.text().into_owned()));
+                        m.insert("logprob".into(), serde_json::Number::from_f64(e.logprob).map(Value::Number).unwrap_or(Value::Null));
+                        m.insert("bytes".into(), e.bytes.as_ref().map(|b| Value::from(b.clone())).unwrap_or(Value::Null));
+                        m
+                    })
+                    .map(Value::Object)
+                    .collect(),
+            ),
+        };
+        let mut m = Map::new();
+        m.insert("content".into(), list(&self.content));
+        m.insert("refusal".into(), list(&self.refusal));
+        Value::Object(m)
+    }
+}
+
+impl<'de> Deserialize<'de> for ChoiceLogprobs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ChoiceLogprobs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a logprobs object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<ChoiceLogprobs, A::Error> {
+                let mut out = ChoiceLogprobs::default();
+                while let Some(key) = a.next_key::<KeyName>()? {
+                    match key.0 {
+                        Some("content") => out.content = a.next_value_seed(EntriesSeed)?,
+                        Some("refusal") => out.refusal = a.next_value_seed(EntriesSeed)?,
+                        _ => {
+                            a.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A map key, kept only when it is one we look at (no allocation otherwise).
+struct KeyName(Option<&'static str>);
+
+const KNOWN_KEYS: [&str; 6] = ["content", "refusal", "token", "logprob", "bytes", "extra_logprobs"];
+
+impl<'de> Deserialize<'de> for KeyName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = KeyName;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<KeyName, E> {
+                Ok(KeyName(KNOWN_KEYS.iter().find(|k| **k == s).copied()))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// `null` or a list of entries; only the first entry keeps its `bytes`.
+struct EntriesSeed;
+
+impl<'de> DeserializeSeed<'de> for EntriesSeed {
+    type Value = Option<Vec<TokenLogprob>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<Vec<TokenLogprob>>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("null or a list of token logprobs")
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_none<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+                d.deserialize_any(V)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(a.size_hint().unwrap_or(16));
+                while let Some(e) = a.next_element_seed(EntrySeed { keep_bytes: out.is_empty() })? {
+                    out.push(e);
+                }
+                Ok(Some(out))
+            }
+        }
+        d.deserialize_option(V)
+    }
+}
+
+struct EntrySeed {
+    keep_bytes: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for EntrySeed {
+    type Value = TokenLogprob;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<TokenLogprob, D::Error> {
+        struct V {
+            keep_bytes: bool,
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = TokenLogprob;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a token logprob object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<TokenLogprob, A::Error> {
+                let mut token = None;
+                let mut logprob = None;
+                let mut bytes = None;
+                let mut extra = None;
+                while let Some(key) = a.next_key::<KeyName>()? {
+                    match key.0 {
+                        Some("token") => token = Some(a.next_value::<TokenField>()?.0),
+                        Some("logprob") => logprob = Some(a.next_value::<f64>()?),
+                        Some("bytes") if self.keep_bytes => bytes = a.next_value::<Option<Vec<i64>>>()?,
+                        Some("extra_logprobs") => extra = extra_logprobs(a.next_value::<Value>()?),
+                        _ => {
+                            a.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(TokenLogprob {
+                    token: token.ok_or_else(|| de::Error::missing_field("token"))?,
+                    logprob: logprob.ok_or_else(|| de::Error::missing_field("logprob"))?,
+                    bytes,
+                    extra_logprobs: extra,
+                })
+            }
+        }
+        d.deserialize_map(V { keep_bytes: self.keep_bytes })
+    }
+}
+
+struct TokenField(Token);
+
+impl<'de> Deserialize<'de> for TokenField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TokenField;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a token string")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<TokenField, E> {
+                Ok(TokenField(Token::from_str(s)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// `extra_logprobs` when it is an object (ART ignores anything else).
+fn extra_logprobs(v: Value) -> Option<Vec<(String, std::result::Result<f64, String>)>> {
+    let Value::Object(m) = v else { return None };
+    Some(m.into_iter().map(|(k, v)| (k, py_float(&v))).collect())
+}
+
+/// Python's `float(value)` for a JSON value (`None` → NaN, as ART maps it).
+fn py_float(v: &Value) -> std::result::Result<f64, String> {
+    match v {
+        Value::Null => Ok(f64::NAN),
+        Value::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
+        Value::Number(n) => n.as_f64().ok_or_else(|| format!("cannot convert {n} to float")),
+        Value::String(s) => {
+            let t = s.trim();
+            let lower = t.to_ascii_lowercase();
+            let body = lower.trim_start_matches(['+', '-']);
+            let neg = lower.starts_with('-');
+            let special = match body {
+                "nan" => Some(f64::NAN),
+                "inf" | "infinity" => Some(if neg { f64::NEG_INFINITY } else { f64::INFINITY }),
+                _ => None,
+            };
+            if let Some(x) = special {
+                if lower.len() - body.len() <= 1 {
+                    return Ok(x);
+                }
+            }
+            let digits_ok = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'));
+            match t.parse::<f64>() {
+                Ok(x) if digits_ok => Ok(x),
+                _ => Err(format!("could not convert string to float: {s:?}")),
+            }
+        }
+        other => Err(format!("float() argument must be a string or a real number, not {}", kind_of(other))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tokens_are_parsed_without_allocation_when_canonical() {
+        assert_eq!(Token::from_str("token_id:123"), Token::Id(123));
+        assert_eq!(Token::from_str("token_id:0"), Token::Id(0));
+        assert_eq!(Token::from_str("token_id:0123"), Token::Text("token_id:0123".into()));
+        assert_eq!(Token::from_str("token_id:99999999999"), Token::Text("token_id:99999999999".into()));
+        assert_eq!(Token::from_str("Ġhello"), Token::Text("Ġhello".into()));
+        assert_eq!(Token::Id(7).text(), "token_id:7");
+    }
+
+    #[test]
+    fn choices_and_messages_are_told_apart() {
+        let items = json!([
+            {"role": "user", "content": "hi", "x": null},
+            {"finish_reason": "stop", "index": 0,
+             "logprobs": {"content": [{"token": "token_id:5", "logprob": -1.5, "bytes": [60, 116], "top_logprobs": []},
+                                      {"token": "b", "logprob": -0.5, "bytes": [98], "extra_logprobs": {"k": null, "j": 2}}]},
+             "message": {"role": "assistant", "content": null, "refusal": null,
+                         "tool_calls": [{"type": "function", "zz": 1, "function": {"name": "f", "arguments": "{}", "q": 2}, "id": "x"}]}},
+            {"message": {"content": "c"}},
+        ]);
+        let h = history_from_value(&items).unwrap();
+        assert!(matches!(&h.messages_and_choices[0], Item::Message(m) if m.len() == 3));
+        let Item::Choice(c) = &h.messages_and_choices[1] else { panic!() };
+        assert_eq!(c.content, None);
+        assert_eq!(
+            serde_json::to_string(&c.tool_calls[0]).unwrap(),
+            r#"{"id":"x","function":{"arguments":"{}","name":"f","q":2},"type":"function","zz":1}"#
+        );
+        let e = c.logprobs.as_ref().unwrap().entries();
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[0].token, Token::Id(5));
+        assert_eq!(e[0].bytes, Some(vec![60, 116]));
+        assert_eq!(e[1].bytes, None, "only the first entry keeps bytes");
+        let x = e[1].extra_logprobs.as_ref().unwrap();
+        assert_eq!(x[0].0, "k");
+        assert!(x[0].1.as_ref().unwrap().is_nan());
+        assert_eq!(x[1].1, Ok(2.0));
+        let Item::Choice(c) = &h.messages_and_choices[2] else { panic!() };
+        assert!(c.logprobs.is_none());
+        assert_eq!(c.content.as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn tools_are_normalized_like_pydantic() {
+        let t = normalize_tools(json!([{"type": "function", "x": 1, "function": {"strict": null, "parameters": {"b": 1, "a": 2}, "y": 3, "description": "d", "name": "n"}}])).unwrap();
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            r#"[{"function":{"name":"n","description":"d","parameters":{"b":1,"a":2},"strict":null},"type":"function"}]"#
+        );
+        assert!(normalize_tools(json!([{"function": {"name": "n"}}])).is_err());
+        assert!(normalize_tools(json!([{"type": "function", "function": {"name": "n", "description": 5}}])).is_err());
+    }
+
+    #[test]
+    fn bytes_and_value_paths_agree_and_errors_stay_local() {
+        let doc = json!([
+            [{"messages_and_choices": [{"role": "user", "content": "a"}], "reward": 1},
+             {"messages_and_choices": [{"message": {"content": "x"}, "logprobs": {"content": [{"logprob": 1.0}]}}], "reward": 2.0},
+             {"messages_and_choices": [], "tools": [{"type": "nope"}]}],
+            {"trajectories": [{"reward": 3, "additional_histories": [{"messages_and_choices": [{"role": "user", "content": "h"}], "tools": null}]}]},
+        ]);
+        let text = serde_json::to_vec(&doc).unwrap();
+        for groups in [parse_groups(&text).unwrap(), groups_from_value(&doc).unwrap()] {
+            assert_eq!(groups.len(), 2);
+            let g0 = &groups[0].trajectories;
+            assert!(g0[0].invalid.is_none());
+            assert_eq!(g0[0].reward, 1.0);
+            let e = g0[1].invalid.as_ref().unwrap();
+            assert_eq!(e.location.item, Some(0));
+            assert!(e.to_string().contains("token"), "{e}");
+            assert!(g0[2].invalid.as_ref().unwrap().to_string().contains("tools"));
+            let t = &groups[1].trajectories[0];
+            assert_eq!(t.reward, 3.0);
+            assert_eq!(t.additional_histories.len(), 1);
+        }
+        assert!(parse_groups(b"{").is_err());
+        assert!(parse_groups(b"{}").is_err());
+    }
+
+    #[test]
+    fn py_float_rules() {
+        assert_eq!(py_float(&json!("1.5")), Ok(1.5));
+        assert!(py_float(&json!(" nan ")).unwrap().is_nan());
+        assert_eq!(py_float(&json!("-inf")), Ok(f64::NEG_INFINITY));
+        assert!(py_float(&json!("x")).is_err());
+        assert!(py_float(&json!([1])).is_err());
+        assert_eq!(py_float(&json!(true)), Ok(1.0));
+    }
+}

@@ -1,0 +1,131 @@
+//! `yieldtok::trajectory` API behaviour beyond ART parity (which `trajectory_art.rs` checks):
+//! per-trajectory errors with locations, the rest of the batch kept, validation of sampled
+//! tokens, bytes vs value parsing, single histories, packing arguments, thread safety.
+
+use serde_json::{json, Value};
+use yieldtok::trajectory::{self, History, PackOptions, TrajectoryErrorKind as K, TrajectoryOptions, TrajectoryTokenizer};
+
+fn qwen3() -> TrajectoryTokenizer {
+    let tok = yieldtok::fixtures::load("qwen3").unwrap();
+    TrajectoryTokenizer::new(&tok, None).unwrap()
+}
+
+/// A short trajectory: system, user, one sampled answer ("Sunny." + <|im_end|>).
+fn trajectory(reward: f64, token: &str) -> Value {
+    json!({
+        "messages_and_choices": [
+            {"role": "system", "content": "You are terse."},
+            {"role": "user", "content": "Weather?"},
+            {"finish_reason": "stop", "index": 0,
+             "message": {"role": "assistant", "content": "Sunny."},
+             "logprobs": {"content": [
+                 {"token": token, "logprob": -0.5, "bytes": [83]},
+                 {"token": "token_id:13", "logprob": -0.25},
+                 {"token": "token_id:151645", "logprob": -0.125}]}}
+        ],
+        "reward": reward
+    })
+}
+
+#[test]
+fn errors_name_their_place_and_spare_the_rest() {
+    let tt = qwen3();
+    let mut missing_token = trajectory(0.0, "token_id:50");
+    missing_token["messages_and_choices"][2]["logprobs"]["content"][1].as_object_mut().unwrap().remove("token");
+    let groups = json!([
+        [trajectory(1.0, "token_id:50"), trajectory(0.0, "token_id:50"), missing_token],
+        [trajectory(1.0, "token_id:999999999"), trajectory(0.0, "token_id:50")],
+        [{"messages_and_choices": [{"content": "no role"}, trajectory(1.0, "token_id:50")["messages_and_choices"][2]], "reward": 1.0},
+         trajectory(0.0, "token_id:50")],
+    ]);
+    let parsed = trajectory::groups_from_value(&groups).unwrap();
+    let from_bytes = trajectory::parse_groups(&serde_json::to_vec(&groups).unwrap()).unwrap();
+    let opts = TrajectoryOptions { seed: Some(3), ..Default::default() };
+    let out = tt.tokenize_trajectory_groups(&parsed, &opts);
+    let out_b = tt.tokenize_trajectory_groups(&from_bytes, &opts);
+    assert_eq!(out.len(), 3);
+    for (a, b) in out.iter().zip(&out_b) {
+        assert_eq!(a.errors, b.errors);
+        assert_eq!(a.results.len(), b.results.len());
+        for (x, y) in a.results.iter().zip(&b.results) {
+            assert_eq!(x.token_ids, y.token_ids);
+            assert_eq!(x.prompt_id, y.prompt_id);
+        }
+    }
+
+    // group 0: the invalid trajectory is reported (item 2) and left out of the group
+    let g0 = &out[0];
+    assert_eq!(g0.errors.len(), 1);
+    let e = &g0.errors[0];
+    assert_eq!((e.location.group, e.location.trajectory, e.location.history, e.location.item), (Some(0), Some(2), Some(0), Some(2)));
+    assert!(matches!(e.kind, K::InvalidInput(_)), "{e}");
+    assert!(e.to_string().contains("token"), "{e}");
+    assert_eq!(g0.results.len(), 2, "rewards 1 and 0 of the two valid trajectories: both kept");
+    let r = g0.results.iter().find(|r| r.trajectory_index == 0).unwrap();
+    assert_eq!(r.assistant_mask.iter().filter(|&&m| m == 1).count(), 3);
+    assert!((r.advantage - 0.5 / (0.5 + 1e-6)).abs() < 1e-9);
+    assert!(r.chat.ends_with("Sunny.<|im_end|>\n"));
+
+    // group 1: an out-of-vocabulary sampled id is an error by default (ART would splice it)
+    let g1 = &out[1];
+    assert_eq!(g1.errors.len(), 1);
+    assert!(matches!(g1.errors[0].kind, K::TokenIdOutOfVocabulary { id: 999999999, .. }), "{}", g1.errors[0]);
+    assert_eq!(g1.errors[0].location.item, Some(2));
+    assert_eq!(g1.results.len(), 1);
+    let lenient = tt.tokenize_trajectory_groups(&parsed, &TrajectoryOptions { seed: Some(3), ..TrajectoryOptions::art_compatible() });
+    assert!(lenient[1].errors.is_empty());
+    assert!(lenient[1].results.iter().any(|r| r.token_ids.contains(&999999999)));
+
+    // group 2: a message without `role` (ART: KeyError) fails its trajectory only
+    let g2 = &out[2];
+    assert_eq!(g2.errors.len(), 1);
+    assert_eq!(g2.errors[0].kind, K::MissingRole);
+    assert_eq!(g2.errors[0].kind.art_exception(), Some("KeyError"));
+    assert_eq!(g2.errors[0].location.item, Some(0));
+    assert_eq!(g2.results.len(), 1);
+
+    // all-or-nothing, like ART
+    assert!(trajectory::into_results(out).is_err());
+}
+
+#[test]
+fn same_seed_same_draws_and_a_single_history() {
+    let tt = qwen3();
+    let groups = trajectory::groups_from_value(&json!([[
+        trajectory(1.0, "token_id:50"),
+        trajectory(0.0, "token_id:50"),
+        trajectory(0.5, "token_id:50")
+    ]]))
+    .unwrap();
+    let opts = TrajectoryOptions { seed: Some(7), ..Default::default() };
+    let a = trajectory::into_results(tt.tokenize_trajectory_groups(&groups, &opts)).unwrap();
+    let b = trajectory::into_results(tt.tokenize_trajectory_groups(&groups, &opts)).unwrap();
+    assert_eq!(
+        a.iter().map(|r| (r.prompt_id, r.trajectory_index)).collect::<Vec<_>>(),
+        b.iter().map(|r| (r.prompt_id, r.trajectory_index)).collect::<Vec<_>>()
+    );
+    assert_eq!(a.len(), 2, "the zero-advantage trajectory (reward = mean) is dropped");
+    // the group's shared prefix stops before the first sampled token
+    let first_sampled = a[0].logprobs.iter().position(|x| !x.is_nan()).unwrap();
+    assert_eq!(a[0].prompt_length, first_sampled - 1);
+
+    let history: History = trajectory::history_from_value(&trajectory(1.0, "token_id:50")["messages_and_choices"]).unwrap();
+    let one = tt.tokenize_trajectory(&history, 0.25, &opts).unwrap().unwrap();
+    assert_eq!(one.token_ids, a[0].token_ids);
+    assert_eq!((one.advantage, one.weight, one.prompt_id, one.prompt_length), (0.25, 0.0, 0, 0));
+    let none = trajectory::history_from_value(&json!([{"role": "user", "content": "hi"}])).unwrap();
+    assert!(tt.tokenize_trajectory(&none, 0.0, &opts).unwrap().is_none());
+
+    let packed = trajectory::pack(&a, &PackOptions { seed: Some(1), ..PackOptions::new(64) }).unwrap();
+    assert_eq!(packed.tokens.len(), packed.n_rows * 64);
+    assert!(trajectory::pack(&a, &PackOptions::new(0)).is_err());
+}
+
+#[test]
+fn is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<TrajectoryTokenizer>();
+    check::<trajectory::TokenizedResult>();
+    check::<trajectory::TrajectoryGroup>();
+    check::<trajectory::Packed>();
+}
