@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 #[derive(Default)]
 pub(crate) struct FastSlot {
     /// Whether the build was queued (it is, on first ids-only use or `wait_for_engine`).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) started: std::sync::atomic::AtomicBool,
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) engine: OnceLock<Result<fast::FastEngine, String>>,
