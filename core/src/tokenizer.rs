@@ -250,7 +250,7 @@ impl Tokenizer {
             me: std::sync::Weak::new(),
             tok: i.tok.clone(),
             config: i.config.clone(),
-            planner: Planner { rules: i.planner.rules.clone(), added: AddedMatcher::new(&i.tok).expect("matcher rebuilt from a tokenizer that built one") },
+            planner: i.planner.clone(),
             frame: i.frame.clone(),
             default_piece_bytes: i.default_piece_bytes,
             origin: i.origin.clone(),

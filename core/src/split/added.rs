@@ -42,6 +42,7 @@ pub(crate) struct Blocks {
     pub after_newline: bool,
 }
 
+#[derive(Clone)]
 pub(crate) struct AddedMatcher {
     ac: Option<AhoCorasick>,
     info: Vec<PatternInfo>,

@@ -16,6 +16,7 @@ pub(crate) enum Mode {
 }
 
 /// Rules + added-token matcher of one tokenizer.
+#[derive(Clone)]
 pub(crate) struct Planner {
     pub(crate) rules: CutRules,
     pub(crate) added: AddedMatcher,
