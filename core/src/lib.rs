@@ -23,6 +23,7 @@
 //! [`future`] (runtime-agnostic futures), [`encoding`] (results), [`trajectory`] (RL trajectory
 //! tokenization and packing, ART-exact), [`error`].
 
+pub mod batch;
 mod chat;
 pub mod chat_template;
 pub mod config;
@@ -34,6 +35,7 @@ pub mod job;
 pub mod load;
 mod pipeline;
 pub mod split;
+pub mod task;
 mod tokenizer;
 pub mod trajectory;
 
@@ -58,7 +60,9 @@ pub use chat::{ChatOptions, ChatOutput};
 pub use config::TokenizerConfig;
 pub use encoding::Encoding;
 pub use error::{Error, Result};
+pub use batch::{BatchFuture, BatchHandle};
 pub use future::{EncodeFuture, JobHandle};
+pub use task::{spawn, TaskFuture};
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
 pub use split::{CutRules, Family};
 pub use tokenizer::{Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};

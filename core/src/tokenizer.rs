@@ -429,6 +429,44 @@ impl Tokenizer {
         }
     }
 
+    /// Encode many texts without blocking: one job per text on the fair scheduler (or in
+    /// cooperative slices on wasm32), resolving to the outputs in input order. The first error
+    /// cancels the rest; dropping the future cancels every job still running.
+    pub fn encode_batch_async<S: Into<Arc<str>>>(&self, texts: impl IntoIterator<Item = S>, opts: EncodeOptions) -> crate::BatchFuture {
+        crate::BatchFuture::new(texts.into_iter().map(|t| self.encode_async(t, opts.clone())).collect())
+    }
+
+    /// Run `work` with this tokenizer as one unit of work on its scheduler's pool (native) or
+    /// at the first poll (wasm32): how front ends run decodes, chat templates and trajectory
+    /// tokenization without blocking their event loop. Dropping the future before the work
+    /// starts means it never starts; a panic becomes [`Error::Panic`].
+    pub fn spawn<T, F>(&self, work: F) -> crate::TaskFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Tokenizer) -> Result<T> + Send + 'static,
+    {
+        let tok = self.clone();
+        let work: Box<dyn FnOnce() -> Result<T> + Send> = Box::new(move || work(&tok));
+        cfg_if::cfg_if! {
+            if #[cfg(target_arch = "wasm32")] {
+                crate::TaskFuture::deferred(work)
+            } else {
+                crate::TaskFuture::on(&self.inner.scheduler, work)
+            }
+        }
+    }
+
+    /// [`decode`](Self::decode) as a future on the scheduler.
+    pub fn decode_async(&self, ids: impl Into<Vec<u32>>, skip_special_tokens: bool) -> crate::TaskFuture<String> {
+        let ids = ids.into();
+        self.spawn(move |t| t.decode(&ids, skip_special_tokens))
+    }
+
+    /// [`decode_batch`](Self::decode_batch) as a future on the scheduler.
+    pub fn decode_batch_async(&self, batch: Vec<Vec<u32>>, skip_special_tokens: bool) -> crate::TaskFuture<Vec<String>> {
+        self.spawn(move |t| t.decode_batch(&batch, skip_special_tokens))
+    }
+
     // ---- decode ------------------------------------------------------------------------
 
     fn check_ids(&self, ids: &[u32]) -> Result<()> {

@@ -172,3 +172,41 @@ fn ids_only_matches_full_with_post_processor_specials() {
         }
     }
 }
+
+#[test]
+fn batch_futures_keep_order_and_fail_as_a_whole() {
+    let tok = fixture("qwen3");
+    let texts = ["Hello world", "", "日本語 text 👍🏽", "<|im_start|>user\nhi<|im_end|>"];
+    let outs = block_on(tok.encode_batch_async(texts, EncodeOptions::default())).unwrap();
+    for (t, o) in texts.iter().zip(outs) {
+        assert_eq!(o.into_encoding().unwrap(), reference(&tok, t, true));
+    }
+    assert!(block_on(tok.encode_batch_async(Vec::<String>::new(), EncodeOptions::default())).unwrap().is_empty());
+    // Cancelling the batch's handle fails the whole batch with Cancelled.
+    let big = yieldtok::corpus::document(4 << 20);
+    let mut fut = tok.encode_batch_async([big.clone(), big], EncodeOptions::default());
+    fut.start();
+    let h = fut.handle();
+    assert_eq!(h.jobs().len(), 2);
+    h.cancel();
+    assert!(matches!(block_on(fut), Err(Error::Cancelled)));
+    // Dropping it cancels every job.
+    let mut fut = tok.encode_batch_async([yieldtok::corpus::document(4 << 20)], EncodeOptions::default());
+    fut.start();
+    let h = fut.handle();
+    drop(fut);
+    assert!(h.is_cancelled());
+}
+
+#[test]
+fn task_futures_decode_and_surface_panics() {
+    let tok = fixture("qwen3");
+    let ids = tok.encode_ids("Hello world", false).unwrap();
+    assert_eq!(block_on(tok.decode_async(ids.clone(), false)).unwrap(), "Hello world");
+    assert_eq!(block_on(tok.decode_batch_async(vec![ids.clone(), vec![]], false)).unwrap(), ["Hello world", ""]);
+    assert!(matches!(block_on(tok.decode_async(vec![9_999_999], false)), Err(Error::IdOutOfRange { .. })));
+    let e = block_on(tok.spawn(|_| -> yieldtok::Result<()> { panic!("boom in a task") })).unwrap_err();
+    assert!(matches!(&e, Error::Panic(m) if m.contains("boom in a task")), "{e}");
+    // The pool survived the panic.
+    assert_eq!(block_on(yieldtok::spawn(|| Ok(7))).unwrap(), 7);
+}
