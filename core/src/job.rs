@@ -7,7 +7,7 @@
 //! whole-text encode.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokenizers::Encoding as HfEncoding;
@@ -74,8 +74,11 @@ impl JobOutput {
     }
 }
 
-/// How much work one [`EncodeJob::step`] may do. The step stops after the piece that crosses
-/// either limit (a piece is never interrupted).
+/// How much work one [`EncodeJob::step`] may do. A piece is never interrupted, so a byte budget
+/// stops after the piece that crosses it. A time budget is kept by sizing: the job measures
+/// its own cost per byte, and a time-budgeted step cuts each piece to fit about three quarters
+/// of the time left (never below [`MIN_SLICE_PIECE_BYTES`], never above the job's piece size),
+/// and starts no piece that would not fit.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     pub bytes: Option<usize>,
@@ -95,6 +98,9 @@ impl Budget {
         Budget { bytes: Some(n), time: None }
     }
 }
+
+/// Smallest piece a time-budgeted [`EncodeJob::step`] asks the planner for.
+pub const MIN_SLICE_PIECE_BYTES: usize = 512;
 
 /// Bytes done out of the total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +147,9 @@ pub struct EncodeJob {
     plan: Mutex<Plan>,
     done_bytes: AtomicUsize,
     cancelled: AtomicBool,
+    /// Measured encode cost, seconds per byte (an `f64`'s bits; 0: not measured yet), a moving
+    /// average over the pieces run by [`step`](Self::step).
+    cost: AtomicU64,
 }
 
 impl EncodeJob {
@@ -161,6 +170,7 @@ impl EncodeJob {
             }),
             done_bytes: AtomicUsize::new(0),
             cancelled: AtomicBool::new(false),
+            cost: AtomicU64::new(0),
         }
     }
 
@@ -210,6 +220,11 @@ impl EncodeJob {
 
     /// Claim the next piece, if any.
     pub(crate) fn claim(&self) -> Option<Claim> {
+        self.claim_sized(self.piece_bytes)
+    }
+
+    /// Claim the next piece, asking the planner for about `want` bytes.
+    fn claim_sized(&self, want: usize) -> Option<Claim> {
         if self.is_cancelled() {
             return None;
         }
@@ -219,7 +234,7 @@ impl EncodeJob {
         }
         let start = p.next_start;
         let planned = catch_unwind(AssertUnwindSafe(|| {
-            self.inner.planner.next_piece(&self.text, start, self.piece_bytes, &mut p.cursor)
+            self.inner.planner.next_piece(&self.text, start, want.max(1), &mut p.cursor)
         }));
         let (end, mode) = match planned {
             Ok(x) => x,
@@ -289,31 +304,59 @@ impl EncodeJob {
     }
 
     /// Run pieces on the current thread until the budget is spent or the job is done.
-    /// Returns whether the job is done. A time budget is kept by not starting a piece that the
-    /// measured speed of the previous ones says would overrun it (the first piece always runs).
+    /// Returns whether the job is done. A time budget is kept by sizing each piece from the
+    /// measured cost of the previous ones (see [`Budget`]); the first piece always runs.
     pub fn step(&self, budget: Budget) -> bool {
         let start = Instant::now();
         let mut bytes = 0usize;
         let mut pieces = 0usize;
         loop {
-            if pieces > 0 {
-                if budget.bytes.is_some_and(|b| bytes >= b) {
-                    break;
-                }
-                if let Some(t) = budget.time {
-                    let elapsed = start.elapsed();
-                    let per_byte = elapsed.as_secs_f64() / bytes.max(1) as f64;
-                    let next = Duration::from_secs_f64(per_byte * self.piece_bytes.min(self.text.len()) as f64);
-                    if elapsed + next > t {
+            let mut want = self.piece_bytes;
+            if pieces > 0 && budget.bytes.is_some_and(|b| bytes >= b) {
+                break;
+            }
+            if let Some(t) = budget.time {
+                if let Some(cost) = self.cost_per_byte() {
+                    let left = t.saturating_sub(start.elapsed()).as_secs_f64();
+                    let fit = (left * 0.75 / cost) as usize;
+                    if pieces > 0 && fit < MIN_SLICE_PIECE_BYTES.min(self.piece_bytes) {
                         break;
                     }
+                    want = fit.clamp(MIN_SLICE_PIECE_BYTES.min(self.piece_bytes), self.piece_bytes);
+                } else if pieces > 0 && start.elapsed() >= t {
+                    break;
+                } else {
+                    // Cost unknown (the job's first piece): a small piece to measure it.
+                    want = MIN_SLICE_PIECE_BYTES.min(self.piece_bytes);
                 }
             }
-            let Some(c) = self.claim() else { break };
-            bytes += self.run(c);
+            let Some(c) = self.claim_sized(want) else { break };
+            let t0 = Instant::now();
+            let n = self.run(c);
+            self.observe(n, t0.elapsed());
+            bytes += n;
             pieces += 1;
         }
         self.is_done()
+    }
+
+    fn cost_per_byte(&self) -> Option<f64> {
+        let c = f64::from_bits(self.cost.load(Ordering::Relaxed));
+        (c > 0.0).then_some(c)
+    }
+
+    /// Fold one piece's measured time into the cost average (weight 1/4: follows a change of
+    /// text within a few pieces without jumping at one outlier).
+    fn observe(&self, bytes: usize, took: Duration) {
+        if bytes == 0 {
+            return;
+        }
+        let now = took.as_secs_f64() / bytes as f64;
+        let avg = match self.cost_per_byte() {
+            Some(c) => c + (now - c) * 0.25,
+            None => now,
+        };
+        self.cost.store(avg.to_bits(), Ordering::Relaxed);
     }
 
     /// Run every remaining piece on the scheduler's thread pool and wait for them (native).

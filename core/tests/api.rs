@@ -210,3 +210,22 @@ fn task_futures_decode_and_surface_panics() {
     // The pool survived the panic.
     assert_eq!(block_on(yieldtok::spawn(|| Ok(7))).unwrap(), 7);
 }
+
+#[test]
+fn time_budgeted_steps_size_their_pieces() {
+    let tok = fixture("qwen3");
+    let doc = yieldtok::corpus::document(256 << 10);
+    // A job's first time-budgeted piece is small (its cost is not known yet); a zero budget
+    // then stops after that one piece.
+    let job = tok.job(doc.as_str(), EncodeOptions::default());
+    assert!(!job.step(yieldtok::Budget::time(Duration::ZERO)));
+    let first = job.progress().done_bytes;
+    assert!(first >= yieldtok::job::MIN_SLICE_PIECE_BYTES && first < 2 * yieldtok::job::MIN_SLICE_PIECE_BYTES, "first piece {first} bytes");
+    // A byte budget keeps the job's piece size.
+    let job2 = tok.job(doc.as_str(), EncodeOptions::default());
+    assert!(!job2.step(yieldtok::Budget::bytes(1)));
+    assert!(job2.progress().done_bytes >= 2048);
+    // Whatever the slicing, the result is the whole-text encode.
+    while !job.step(yieldtok::Budget::time(Duration::from_micros(300))) {}
+    assert_eq!(job.finish().unwrap().into_encoding().unwrap(), reference(&tok, &doc, true));
+}
