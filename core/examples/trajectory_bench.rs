@@ -224,6 +224,15 @@ fn main() {
         let r3 = rss_mb();
         if run == 0 {
             println!("RSS growth, run 0: parsed groups +{:.0} MB, results +{:.0} MB, packed +{:.0} MB", r1 - r0, r2 - r1, r3 - r2);
+            let live: usize = results
+                .iter()
+                .map(|r| {
+                    r.token_ids.capacity() * 4 + r.assistant_mask.capacity() + r.logprobs.capacity() * 8 + r.input_pos.capacity() * 4 + r.chat.capacity()
+                        + r.extra_logprobs.iter().map(|(_, v)| v.capacity() * 8).sum::<usize>()
+                })
+                .sum();
+            let len: usize = results.iter().map(|r| r.token_ids.len() * 17 + r.chat.len()).sum();
+            println!("results: {:.1} MB allocated for {:.1} MB of data", live as f64 / 1e6, len as f64 / 1e6);
         }
         tokens = results.iter().map(|r| r.len()).sum();
         sampled = results.iter().map(|r| r.trainable_tokens()).sum();
