@@ -174,7 +174,7 @@ impl TrajectoryTokenizer {
         let mut extra_logprobs: Vec<(String, Vec<f64>)> = Vec::new();
         for (offset, entries) in recorded {
             for (i, e) in entries.iter().enumerate() {
-                let Some(extra) = &e.extra_logprobs else { continue };
+                let Some(extra) = e.extra_logprobs() else { continue };
                 for (key, value) in extra {
                     let value = value.clone().map_err(|m| TrajectoryError::new(K::ExtraLogprobs(m)))?;
                     let pos = offset + i;
@@ -268,7 +268,7 @@ impl TrajectoryTokenizer {
 
 /// `bytes(entry.bytes or []).decode("utf-8") == "<think>"`, with Python's errors.
 fn first_bytes_are_think(e: &TokenLogprob) -> Result<bool> {
-    let Some(b) = &e.bytes else { return Ok(false) };
+    let Some(b) = e.bytes() else { return Ok(false) };
     let mut bytes = Vec::with_capacity(b.len());
     for &x in b {
         let x = u8::try_from(x).map_err(|_| TrajectoryError::new(K::InvalidBytes("bytes must be in range(0, 256)".into())))?;

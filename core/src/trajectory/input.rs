@@ -96,16 +96,41 @@ impl ChoiceLogprobs {
     }
 }
 
-/// One sampled token.
+/// One sampled token. Kept small (32 bytes): a step's input holds hundreds of thousands of
+/// them, and the fields most entries lack live behind one optional box.
 #[derive(Debug, Clone)]
 pub struct TokenLogprob {
     pub token: Token,
     pub logprob: f64,
+    rare: Option<Box<RareFields>>,
+}
+
+/// The fields of a [`TokenLogprob`] that most entries lack.
+#[derive(Debug, Clone, Default)]
+struct RareFields {
+    bytes: Option<Vec<i64>>,
+    extra_logprobs: Option<Vec<(String, std::result::Result<f64, String>)>>,
+}
+
+/// A name → value list of `extra_logprobs` (a value `float()` cannot convert is kept as the
+/// error message).
+pub type ExtraLogprobs = Vec<(String, std::result::Result<f64, String>)>;
+
+impl TokenLogprob {
+    pub fn new(token: Token, logprob: f64, bytes: Option<Vec<i64>>, extra_logprobs: Option<ExtraLogprobs>) -> Self {
+        let rare = (bytes.is_some() || extra_logprobs.is_some()).then(|| Box::new(RareFields { bytes, extra_logprobs }));
+        TokenLogprob { token, logprob, rare }
+    }
+
     /// `bytes` (kept for the first entry of a list only; `None` = `null`/absent/not kept).
-    pub bytes: Option<Vec<i64>>,
-    /// `extra_logprobs` when it is an object: name → value (`null` → NaN; a value `float()`
-    /// cannot convert is kept as the error message).
-    pub extra_logprobs: Option<Vec<(String, std::result::Result<f64, String>)>>,
+    pub fn bytes(&self) -> Option<&[i64]> {
+        self.rare.as_ref()?.bytes.as_deref()
+    }
+
+    /// `extra_logprobs` when it is an object: name → value (`null` → NaN).
+    pub fn extra_logprobs(&self) -> Option<&[(String, std::result::Result<f64, String>)]> {
+        self.rare.as_ref()?.extra_logprobs.as_deref()
+    }
 }
 
 /// A sampled token as given in `token`.
@@ -746,7 +771,7 @@ impl ChoiceLogprobs {
                         let mut m = Map::new();
                         m.insert("token".into(), Value::String(e.token.text().into_owned()));
                         m.insert("logprob".into(), serde_json::Number::from_f64(e.logprob).map(Value::Number).unwrap_or(Value::Null));
-                        m.insert("bytes".into(), e.bytes.as_ref().map(|b| Value::from(b.clone())).unwrap_or(Value::Null));
+                        m.insert("bytes".into(), e.bytes().map(|b| Value::from(b.to_vec())).unwrap_or(Value::Null));
                         m
                     })
                     .map(Value::Object)
@@ -833,6 +858,7 @@ impl<'de> DeserializeSeed<'de> for EntriesSeed {
                 while let Some(e) = a.next_element_seed(EntrySeed { keep_bytes: out.is_empty() })? {
                     out.push(e);
                 }
+                out.shrink_to_fit();
                 Ok(Some(out))
             }
         }
@@ -871,12 +897,12 @@ impl<'de> DeserializeSeed<'de> for EntrySeed {
                         }
                     }
                 }
-                Ok(TokenLogprob {
-                    token: token.ok_or_else(|| de::Error::missing_field("token"))?,
-                    logprob: logprob.ok_or_else(|| de::Error::missing_field("logprob"))?,
+                Ok(TokenLogprob::new(
+                    token.ok_or_else(|| de::Error::missing_field("token"))?,
+                    logprob.ok_or_else(|| de::Error::missing_field("logprob"))?,
                     bytes,
-                    extra_logprobs: extra,
-                })
+                    extra,
+                ))
             }
         }
         d.deserialize_map(V { keep_bytes: self.keep_bytes })
@@ -975,9 +1001,10 @@ mod tests {
         let e = c.logprobs.as_ref().unwrap().entries();
         assert_eq!(e.len(), 2);
         assert_eq!(e[0].token, Token::Id(5));
-        assert_eq!(e[0].bytes, Some(vec![60, 116]));
-        assert_eq!(e[1].bytes, None, "only the first entry keeps bytes");
-        let x = e[1].extra_logprobs.as_ref().unwrap();
+        assert_eq!(e[0].bytes(), Some(&[60i64, 116][..]));
+        assert_eq!(e[1].bytes(), None, "only the first entry keeps bytes");
+        assert_eq!(std::mem::size_of::<TokenLogprob>(), 32);
+        let x = e[1].extra_logprobs().unwrap();
         assert_eq!(x[0].0, "k");
         assert!(x[0].1.as_ref().unwrap().is_nan());
         assert_eq!(x[1].1, Ok(2.0));

@@ -46,7 +46,7 @@ pub use error::{Location, TrajectoryError, TrajectoryErrorKind};
 pub use group::{into_results, GroupResult};
 pub use input::{
     groups_from_value, history_from_value, item_from_value, parse_group, parse_groups, parse_trajectory, trajectory_from_value, Choice,
-    ChoiceLogprobs, History, Item, Token, TokenLogprob, Trajectory, TrajectoryGroup,
+    ChoiceLogprobs, ExtraLogprobs, History, Item, Token, TokenLogprob, Trajectory, TrajectoryGroup,
 };
 pub use messages::ToolSchemaFormat;
 pub use pack::{pack, PackOptions, Packed, PackedResult};
