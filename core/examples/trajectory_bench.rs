@@ -14,9 +14,52 @@
 //! ART runs are `art_oracle.py --timing --no-chat` (single process, tokenize and pack timed
 //! inside the process on ready pydantic objects), interleaved with ours. Reports medians,
 //! tokens per CPU-second and per wall-second, the ratios, a linearity check (the workload
-//! doubled) and peak RSS against the input size.
+//! doubled), and memory against the input size: peak live heap (a counting allocator) and peak
+//! RSS, with the parsed input dropped once tokenized, as a JSON-bytes caller has it.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The system allocator, counting live heap bytes and their high-water mark: RSS also counts
+/// memory the allocator keeps after a free, this counts only what is allocated.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, l, new) };
+        if !q.is_null() {
+            if new > l.size() {
+                let now = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn live_mb() -> f64 {
+    LIVE.load(Ordering::Relaxed) as f64 / 1e6
+}
 use std::time::Instant;
 
 use serde_json::Value;
@@ -215,15 +258,35 @@ fn main() {
             }
         }
         let r0 = rss_mb();
+        let l0 = live_mb();
+        PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
         let (groups, t_parse) = timed(|| trajectory::parse_groups(&groups_json).expect("parse"));
         let r1 = rss_mb();
+        let (l1, pk1) = (live_mb(), PEAK.swap(LIVE.load(Ordering::Relaxed), Ordering::Relaxed) as f64 / 1e6);
         let (out, t_tok) = timed(|| tt.tokenize_trajectory_groups(&groups, &opts));
         let results = trajectory::into_results(out).expect("no errors on the bench workload");
+        // The parsed input is not needed once tokenized (what a JSON-bytes caller gets).
+        drop(groups);
         let r2 = rss_mb();
+        let (l2, pk2) = (live_mb(), PEAK.swap(LIVE.load(Ordering::Relaxed), Ordering::Relaxed) as f64 / 1e6);
         let (packed, t_pack) = timed(|| trajectory::pack(&results, &pack_opts).expect("pack"));
         let r3 = rss_mb();
+        let (l3, pk3) = (live_mb(), PEAK.load(Ordering::Relaxed) as f64 / 1e6);
+        if run == 0 {
+            println!(
+                "heap (MB), run 0: start {l0:.0}; parse: peak {pk1:.0}, live {l1:.0}; tokenize (parsed input dropped after): peak {pk2:.0}, live {l2:.0}; pack: peak {pk3:.0}, live {l3:.0}"
+            );
+        }
         if run == 0 {
             println!("RSS growth, run 0: parsed groups +{:.0} MB, results +{:.0} MB, packed +{:.0} MB", r1 - r0, r2 - r1, r3 - r2);
+            let peak_live = pk1.max(pk2).max(pk3);
+            println!(
+                "heap, run 0: peak {:.0} MB over the {:.0} MB before = +{:.0} MB = {:.1}x the input JSON (target <= 3x; RSS below also counts what the allocator keeps)",
+                peak_live,
+                l0,
+                peak_live - l0,
+                (peak_live - l0) / (groups_json.len() as f64 / 1e6)
+            );
             let live: usize = results
                 .iter()
                 .map(|r| {
@@ -257,7 +320,7 @@ fn main() {
         parse.push(t_parse);
         tokenize.push(t_tok);
         pack.push(t_pack);
-        drop((groups, results, packed));
+        drop((results, packed));
     }
     let med = |v: &[Timing], f: fn(&Timing) -> f64| median(&mut v.iter().map(f).collect::<Vec<_>>());
     let (p_w, p_c) = (med(&parse, |t| t.wall), med(&parse, |t| t.cpu));
