@@ -3,10 +3,14 @@
 //! with other requests piece by piece instead of holding workers for its whole duration. The
 //! first failure cancels the rest of the batch; dropping the future cancels every job still
 //! running. Front ends hand [`BatchHandle::cancel`] to their host's cancellation signal.
+//!
+//! Each job wakes the batch through its own waker, which records its index, so a wake-up
+//! polls only the jobs that asked for it (a batch of n texts costs O(n) polls, not O(n²)).
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
 
 use crate::error::Result;
 use crate::future::{EncodeFuture, JobHandle};
@@ -42,11 +46,40 @@ impl BatchHandle {
     }
 }
 
+/// Jobs that woke since the batch was last polled, and the batch's own waker.
+#[derive(Default)]
+struct Ready {
+    indices: Mutex<Vec<usize>>,
+    parent: Mutex<Option<Waker>>,
+}
+
+/// The waker handed to job `index`.
+struct JobWaker {
+    index: usize,
+    ready: Arc<Ready>,
+}
+
+impl Wake for JobWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref()
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.ready.indices.lock().unwrap_or_else(|e| e.into_inner()).push(self.index);
+        let parent = self.ready.parent.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(w) = parent {
+            w.wake();
+        }
+    }
+}
+
 /// The future of a batch encode: every output in input order, or the first error.
 #[must_use = "futures do nothing unless polled"]
 pub struct BatchFuture {
     futs: Vec<Option<EncodeFuture>>,
     outs: Vec<Option<JobOutput>>,
+    wakers: Vec<Waker>,
+    ready: Arc<Ready>,
+    polled: bool,
     left: usize,
     handle: BatchHandle,
 }
@@ -55,7 +88,17 @@ impl BatchFuture {
     pub(crate) fn new(futs: Vec<EncodeFuture>) -> Self {
         let handle = BatchHandle { jobs: futs.iter().map(EncodeFuture::handle).collect() };
         let n = futs.len();
-        BatchFuture { futs: futs.into_iter().map(Some).collect(), outs: (0..n).map(|_| None).collect(), left: n, handle }
+        let ready = Arc::new(Ready::default());
+        let wakers = (0..n).map(|index| Waker::from(Arc::new(JobWaker { index, ready: ready.clone() }))).collect();
+        BatchFuture {
+            futs: futs.into_iter().map(Some).collect(),
+            outs: (0..n).map(|_| None).collect(),
+            wakers,
+            ready,
+            polled: false,
+            left: n,
+            handle,
+        }
     }
 
     pub fn handle(&self) -> BatchHandle {
@@ -82,14 +125,31 @@ impl Future for BatchFuture {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let me = &mut *self;
-        me.start();
-        for (slot, out) in me.futs.iter_mut().zip(me.outs.iter_mut()) {
-            let Some(fut) = slot.as_mut() else { continue };
-            match Pin::new(fut).poll(cx) {
+        {
+            let mut parent = me.ready.parent.lock().unwrap_or_else(|e| e.into_inner());
+            if !parent.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *parent = Some(cx.waker().clone());
+            }
+        }
+        // The first poll starts every job; later ones poll the jobs that woke.
+        let indices: Vec<usize> = if me.polled {
+            let mut v = std::mem::take(&mut *me.ready.indices.lock().unwrap_or_else(|e| e.into_inner()));
+            v.sort_unstable();
+            v.dedup();
+            v
+        } else {
+            me.polled = true;
+            me.start();
+            (0..me.futs.len()).collect()
+        };
+        for i in indices {
+            let Some(fut) = me.futs.get_mut(i).and_then(Option::as_mut) else { continue };
+            let mut jcx = Context::from_waker(&me.wakers[i]);
+            match Pin::new(fut).poll(&mut jcx) {
                 Poll::Pending => {}
                 Poll::Ready(Ok(o)) => {
-                    *out = Some(o);
-                    *slot = None;
+                    me.outs[i] = Some(o);
+                    me.futs[i] = None;
                     me.left -= 1;
                 }
                 Poll::Ready(Err(e)) => {

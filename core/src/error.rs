@@ -48,6 +48,15 @@ pub enum Error {
     /// An argument that does not make sense (message says which).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A trajectory could not be tokenized (the error says where and why).
+    #[error("{0}")]
+    Trajectory(Box<crate::trajectory::TrajectoryError>),
+}
+
+impl From<crate::trajectory::TrajectoryError> for Error {
+    fn from(e: crate::trajectory::TrajectoryError) -> Self {
+        Error::Trajectory(Box::new(e))
+    }
 }
 
 fn origin_suffix(origin: &Option<String>) -> String {
@@ -75,6 +84,9 @@ impl Error {
     /// Whether this error means "the caller gave bad input" (as opposed to I/O or cancellation);
     /// bindings use it to choose between their ValueError-like and OSError-like exceptions.
     pub fn is_invalid_input(&self) -> bool {
-        !matches!(self, Error::Io { .. } | Error::NotFound { .. } | Error::Cancelled | Error::Panic(_))
+        match self {
+            Error::Trajectory(e) => e.is_invalid_input(),
+            e => !matches!(e, Error::Io { .. } | Error::NotFound { .. } | Error::Cancelled | Error::Panic(_)),
+        }
     }
 }

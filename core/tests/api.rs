@@ -182,6 +182,10 @@ fn batch_futures_keep_order_and_fail_as_a_whole() {
         assert_eq!(o.into_encoding().unwrap(), reference(&tok, t, true));
     }
     assert!(block_on(tok.encode_batch_async(Vec::<String>::new(), EncodeOptions::default())).unwrap().is_empty());
+    // Many small jobs completing in any order come back in input order.
+    let many: Vec<String> = (0..3000).map(|i| format!("text number {i}")).collect();
+    let outs = block_on(tok.encode_batch_async(many.clone(), EncodeOptions { output: Output::Ids, ..Default::default() })).unwrap();
+    assert_eq!(outs.into_iter().map(|o| o.into_ids()).collect::<Vec<_>>(), tok.encode_batch_ids(&many, true).unwrap());
     // Cancelling the batch's handle fails the whole batch with Cancelled.
     let big = yieldtok::corpus::document(4 << 20);
     let mut fut = tok.encode_batch_async([big.clone(), big], EncodeOptions::default());

@@ -86,6 +86,17 @@ fn errors_name_their_place_and_spare_the_rest() {
 
     // all-or-nothing, like ART
     assert!(trajectory::into_results(out).is_err());
+
+    // errors come in input order (a tokenization error of trajectory 0 before a validation
+    // error of trajectory 1), with stable names, and convert into the crate's error
+    let mut missing_token = trajectory(0.0, "token_id:50");
+    missing_token["messages_and_choices"][2]["logprobs"]["content"][0].as_object_mut().unwrap().remove("token");
+    let groups = trajectory::groups_from_value(&json!([[trajectory(1.0, "token_id:999999999"), missing_token, trajectory(0.0, "token_id:50")]])).unwrap();
+    let g = &tt.tokenize_trajectory_groups(&groups, &opts)[0];
+    let order: Vec<_> = g.errors.iter().map(|e| (e.location.trajectory, e.kind.name())).collect();
+    assert_eq!(order, [(Some(0), "token_id_out_of_vocabulary"), (Some(1), "invalid_input")]);
+    let e: yieldtok::Error = g.errors[0].clone().into();
+    assert!(e.is_invalid_input() && e.to_string() == g.errors[0].to_string(), "{e}");
 }
 
 #[test]

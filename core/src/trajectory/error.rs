@@ -92,6 +92,30 @@ pub enum TrajectoryErrorKind {
 }
 
 impl TrajectoryErrorKind {
+    /// A stable, machine-readable name of the kind (`snake_case` of the variant), for bindings
+    /// to expose next to the message.
+    pub fn name(&self) -> &'static str {
+        use TrajectoryErrorKind::*;
+        match self {
+            InvalidInput(_) => "invalid_input",
+            MissingRole => "missing_role",
+            ChatTemplate(_) => "chat_template",
+            SentinelNotFound { .. } => "sentinel_not_found",
+            DictToolCalls => "dict_tool_calls",
+            DictContentNotString => "dict_content_not_string",
+            InvalidBytes(_) => "invalid_bytes",
+            UnrepresentableTokenId(_) => "unrepresentable_token_id",
+            TokenIdOutOfVocabulary { .. } => "token_id_out_of_vocabulary",
+            TokenNotInVocabulary(_) => "token_not_in_vocabulary",
+            SentinelCollision { .. } => "sentinel_collision",
+            ExtraLogprobs(_) => "extra_logprobs",
+            Index(_) => "index",
+            Tokenize(_) => "tokenize",
+            Setup(_) => "setup",
+            InvalidArgument(_) => "invalid_argument",
+        }
+    }
+
     /// The Python exception type ART 0.5.18 raises in this situation (`None`: ART has no
     /// equivalent error).
     pub fn art_exception(&self) -> Option<&'static str> {

@@ -27,6 +27,7 @@ pub struct GroupResult {
     /// The group's results, in ART's order (shuffled when asked).
     pub results: Vec<TokenizedResult>,
     /// Per-trajectory errors (their trajectories yield no results).
+    /// Per-trajectory errors, in input order (trajectory, history, item).
     pub errors: Vec<TrajectoryError>,
 }
 
@@ -182,6 +183,11 @@ impl TrajectoryTokenizer {
                 rng.shuffle(&mut results);
             }
             out[gi].results = results;
+        }
+        // In input order, like the exception ART would raise first (validation errors were
+        // collected before the tokenization ones).
+        for g in &mut out {
+            g.errors.sort_by_key(|e| (e.location.trajectory, e.location.history, e.location.item));
         }
         out
     }
