@@ -9,17 +9,31 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** Cancels the core jobs of one call (an `AbortSignal` in the JS layer calls `cancel()`). */
+/** Cancels the core work of one call (an `AbortSignal` in the JS layer calls `cancel()`). */
 export declare class CancelToken {
   constructor()
-  /** Cancel every job started with this token: pieces not yet started will not run. */
+  /** Cancel everything started with this token: pieces and tasks not yet started will not run. */
   cancel(): void
   get cancelled(): boolean
-  /** Bytes encoded so far and in total, over the jobs of this token (for tests and progress). */
+  /** Bytes encoded so far and in total, over the encodes of this token (for tests and progress). */
   progress(): Array<number>
 }
 
 export declare class NativeTokenizer {
+  /** Render (and tokenize) a conversation on the core scheduler; resolves to a [`ChatResult`]. */
+  applyChatTemplate(args: ChatArgs, token?: CancelToken | undefined | null): Promise<ChatResult>
+  /** [`apply_chat_template`](Self::apply_chat_template) on the calling thread. */
+  applyChatTemplateSync(args: ChatArgs): ChatResult
+  /**
+   * ART's `tokenize_trajectory_groups` on the core scheduler (parsing included): resolves to
+   * the results and the per-trajectory errors.
+   */
+  tokenizeTrajectories(groups: string | Uint8Array, args: TrajectoryArgs, token?: CancelToken | undefined | null): Promise<TrajectoryOutput>
+  /**
+   * [`tokenize_trajectories`](Self::tokenize_trajectories) on the calling thread (histories
+   * still in parallel on the core's pool).
+   */
+  tokenizeTrajectoriesSync(groups: string | Uint8Array, args: TrajectoryArgs): TrajectoryOutput
   static fromFile(path: string): NativeTokenizer
   static fromDir(path: string): NativeTokenizer
   static fromJSON(json: string): NativeTokenizer
@@ -56,14 +70,51 @@ export declare class NativeTokenizer {
   /** Number of tokens, on the core scheduler (ids only, no offsets). */
   count(text: string, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<number>
   /**
-   * Encode many texts, each its own job on the core scheduler (so they interleave fairly
-   * with other requests); resolves once all are done, to one [`EncodingBuffers`]. The first
-   * error cancels the rest and rejects.
+   * Encode many texts as one core batch ([`yieldtok::BatchFuture`]): each text is its own
+   * job on the core scheduler, so they interleave fairly with other requests; resolves once
+   * all are done, in order, to one [`EncodingBuffers`]. The first error cancels the rest and
+   * rejects.
    */
   encodeBatch(texts: Array<string>, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<EncodingBuffers>
-  /** Decode. Short id lists are decoded at once (microseconds); long ones on a helper thread. */
+  /**
+   * Decode. Short id lists are decoded at once (microseconds); long ones on the core
+   * scheduler (`Tokenizer::decode_async`).
+   */
   decode(ids: Uint32Array, skipSpecialTokens: boolean): Promise<string>
+  /**
+   * `ids` concatenated, sequence `i` being `ids[starts[i]..starts[i+1]]`. Short batches are
+   * decoded at once, long ones on the core scheduler (`Tokenizer::decode_batch_async`).
+   */
   decodeBatch(ids: Uint32Array, starts: Uint32Array, skipSpecialTokens: boolean): Promise<string[]>
+}
+
+/** The arguments of one `applyChatTemplate` call (JSON values as text). */
+export interface ChatArgs {
+  /** The conversation, a JSON list of message objects. */
+  messages: string
+  /** Tool schemas (JSON), or none. */
+  tools?: string
+  /** RAG documents (JSON), or none. */
+  documents?: string
+  /** Extra template variables (a JSON object), or none. */
+  kwargs?: string
+  addGenerationPrompt: boolean
+  continueFinalMessage: boolean
+  /** Continue this field of the final message (implies `continue_final_message`). */
+  continueFinalField?: string
+  /** A template name or source (default: the tokenizer's). */
+  chatTemplate?: string
+  tokenize: boolean
+  returnAssistantTokensMask: boolean
+  /** Hand the rendered text back (else only the ids are). */
+  returnText: boolean
+}
+
+/** What `applyChatTemplate` computed; the JS layer shapes it like transformers. */
+export interface ChatResult {
+  text?: string
+  ids?: Uint32Array
+  assistantMask?: Uint32Array
 }
 
 /**
@@ -78,4 +129,123 @@ export interface EncodingBuffers {
   typeIds: Uint32Array
   specialTokensMask: Uint32Array
   starts: Uint32Array
+}
+
+export interface ExtraLogprobs {
+  name: string
+  values: Float64Array
+}
+
+/** ART's packing arguments (defaults applied by the JS layer). */
+export interface PackArgs {
+  seqLen: number
+  padTokenId: number
+  truncateLongResults: boolean
+  advantageBalance: number
+  packResults: boolean
+  /** A decimal integer, or none for fresh entropy. */
+  seed?: string
+}
+
+/** ART's packed tensors, row-major `(nRows, seqLen)`, plus where each result went. */
+export interface PackedBuffers {
+  nRows: number
+  seqLen: number
+  tokens: BigInt64Array
+  groupIds: BigInt64Array
+  parentIds: BigInt64Array
+  inputPos: BigInt64Array
+  assistantMask: Uint8Array
+  logprobs: Float32Array
+  advantages: Float32Array
+  weights: Float32Array
+  /** Output row `r` is row `permutation[r]` before the shuffle. */
+  permutation: Uint32Array
+  provenance: Array<PackedResultInfo>
+}
+
+/** Where a packed result went. */
+export interface PackedResultInfo {
+  resultIndex: number
+  row: number
+  offset: number
+  groupId: bigint
+  promptStripped: boolean
+}
+
+/** What packing reads of a result. */
+export interface PackInput {
+  tokenIds: Uint32Array
+  assistantMask: Uint8Array
+  logprobs: Float64Array
+  inputPos: Uint32Array
+  advantage: number
+  weight: number
+  promptId: bigint
+  promptLength: number
+}
+
+/**
+ * Pack tokenized results on the core scheduler. The fields packing reads are copied out of
+ * the JS arrays first (on the calling thread: a memcpy).
+ */
+export declare function packTrajectories(results: Array<PackInput>, args: PackArgs, token?: CancelToken | undefined | null): Promise<PackedBuffers>
+
+/** [`pack_trajectories`] on the calling thread. */
+export declare function packTrajectoriesSync(results: Array<PackInput>, args: PackArgs): PackedBuffers
+
+/** One tokenized history (ART's `TokenizedResult`), field for field. */
+export interface ResultBuffers {
+  tokenIds: Uint32Array
+  assistantMask: Uint8Array
+  logprobs: Float64Array
+  inputPos: Uint32Array
+  choiceOffsets: Uint32Array
+  /** In first-seen order (the JS layer makes an object of them). */
+  extraLogprobs: Array<ExtraLogprobs>
+  advantage: number
+  weight: number
+  promptId: bigint
+  promptLength: number
+  chat: string
+  groupIndex: number
+  trajectoryIndex: number
+  historyIndex: number
+}
+
+/** Options of `tokenizeTrajectories`; unset fields take ART's defaults (from the core). */
+export interface TrajectoryArgs {
+  allowTrainingWithoutLogprobs?: boolean
+  scaleRewards?: boolean
+  shuffleGroupTrajectories?: boolean
+  dropZeroAdvantageTrajectories?: boolean
+  /** A JSON object of extra template variables. */
+  chatTemplateKwargs?: string
+  /** `"default"` or `"vllm_openai"`. */
+  chatTemplateToolSchemaFormat?: string
+  /** A decimal integer (Python's `random.seed(seed)`), or none for fresh entropy. */
+  seed?: string
+  validateSampledTokens?: boolean
+  chatTemplate?: string
+}
+
+/** A per-trajectory error: the core's message and where it is. */
+export interface TrajectoryErrorInfo {
+  /** Location and reason, e.g. `group 0, trajectory 2, messages_and_choices, item 3: ...`. */
+  message: string
+  /** The reason alone. */
+  reason: string
+  /** The exception ART 0.5.18 raises in the same situation, if any. */
+  artException?: string
+  group?: number
+  trajectory?: number
+  history?: number
+  item?: number
+}
+
+export interface TrajectoryOutput {
+  /** Every result, group by group, in ART's order. */
+  results: Array<ResultBuffers>
+  /** Per-trajectory errors, group by group (their trajectories have no results). */
+  errors: Array<TrajectoryErrorInfo>
 }

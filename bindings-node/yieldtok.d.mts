@@ -1,5 +1,24 @@
 import yieldtok from './yieldtok.js'
 
-export { Tokenizer, Encoding, AbortError } from './yieldtok.js'
-export type { EncodeOptions, DecodeOptions, TokenIds } from './yieldtok.js'
+export { Tokenizer, Encoding, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync } from './yieldtok.js'
+export type {
+  EncodeOptions,
+  DecodeOptions,
+  TokenIds,
+  ChatMessage,
+  ChatTemplateOptions,
+  ChatTemplateDict,
+  TokenLogprob,
+  Choice,
+  History,
+  Trajectory,
+  TrajectoryGroup,
+  TrajectoryOptions,
+  TokenizedResult,
+  TrajectoryErrorInfo,
+  PackOptions,
+  PackableResult,
+  PackedResult,
+  PackedTensors,
+} from './yieldtok.js'
 export default yieldtok

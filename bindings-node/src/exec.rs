@@ -1,25 +1,34 @@
-//! A minimal executor for the core's runtime-agnostic futures: "poll when woken". The first
-//! poll happens on the calling (JS) thread and only queues the job on the core scheduler. The
-//! wake-up comes from the scheduler worker that finishes the job. A short job is polled again
-//! right there (its assembly takes microseconds); a long one is polled on the binding's helper
-//! thread, because the final poll assembles the result (the core does that in the consumer's
-//! `poll`), which takes milliseconds for 100k tokens and must neither hold a scheduler worker
-//! nor run on the JS thread. `on_done` runs on the thread that polled the future to completion.
+//! A minimal executor for the core's runtime-agnostic futures ([`yieldtok::EncodeFuture`],
+//! [`yieldtok::BatchFuture`], [`yieldtok::TaskFuture`]): "poll when woken". The first poll
+//! happens on the calling (JS) thread and only queues the work on the core scheduler. The
+//! wake-up comes from the scheduler worker that finishes the work. A light task is polled again
+//! right there (a finished `TaskFuture` hands over its result; a short encode is assembled in
+//! microseconds); a heavy one is polled on the binding's helper thread, because the final poll
+//! of an encode assembles the result (the core does that in the consumer's `poll`), which takes
+//! milliseconds for 100k tokens and must neither hold a scheduler worker nor run on the JS
+//! thread. `on_done` runs on the thread that polled the future to completion.
 //!
 //! A wake never blocks: if another thread is polling at that moment, the wake only marks the
-//! task as notified and that thread polls once more.
+//! task as notified and that thread polls once more; a heavy task has at most one poll queued
+//! on the helper thread at a time (a batch's many wake-ups become few polls).
+//!
+//! [`spawn`] returns an [`Abort`]: aborting drops the future (a `TaskFuture` that has not
+//! started then never starts; an encode's remaining pieces are cancelled) and reports
+//! [`yieldtok::Error::Cancelled`] to `on_done`, so the promise behind it always settles.
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, TryLockError, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 const IDLE: u8 = 0;
-const POLLING: u8 = 1;
-const NOTIFIED: u8 = 2;
-const DONE: u8 = 3;
+/// A poll is queued on the helper thread (heavy tasks).
+const SCHEDULED: u8 = 1;
+const POLLING: u8 = 2;
+const NOTIFIED: u8 = 3;
+const DONE: u8 = 4;
 
 type Done<T> = Box<dyn FnOnce(yieldtok::Result<T>) + Send>;
 
@@ -27,6 +36,7 @@ struct Task<T, F: Future<Output = yieldtok::Result<T>>> {
     state: AtomicU8,
     /// Poll on the helper thread after a wake-up (long jobs).
     heavy: bool,
+    aborted: AtomicBool,
     fut: Mutex<Option<Pin<Box<F>>>>,
     on_done: Mutex<Option<Done<T>>>,
 }
@@ -39,14 +49,18 @@ where
     fn run(self: &Arc<Self>) {
         // Become the poller, or leave a note for the current one.
         loop {
-            match self.state.compare_exchange(IDLE, POLLING, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => break,
-                Err(POLLING) => {
+            match self.state.load(Ordering::Acquire) {
+                s @ (IDLE | SCHEDULED) => {
+                    if self.state.compare_exchange(s, POLLING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                        break;
+                    }
+                }
+                POLLING => {
                     if self.state.compare_exchange(POLLING, NOTIFIED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                         return;
                     }
                 }
-                Err(_) => return, // NOTIFIED or DONE
+                _ => return, // NOTIFIED or DONE
             }
         }
         let waker = Waker::from(self.clone());
@@ -55,7 +69,10 @@ where
                 let mut guard = self.fut.lock().unwrap_or_else(|e| e.into_inner());
                 let Some(fut) = guard.as_mut() else { return };
                 let mut cx = Context::from_waker(&waker);
-                let r = catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx)));
+                let r = match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx))) {
+                    Ok(Poll::Pending) if self.aborted.load(Ordering::Acquire) => Ok(Poll::Ready(Err(yieldtok::Error::Cancelled))),
+                    r => r,
+                };
                 if !matches!(r, Ok(Poll::Pending)) {
                     *guard = None;
                 }
@@ -77,7 +94,8 @@ where
 
     fn finish(&self, out: yieldtok::Result<T>) {
         self.state.store(DONE, Ordering::Release);
-        if let Some(done) = self.on_done.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        let done = self.on_done.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(done) = done {
             let _ = catch_unwind(AssertUnwindSafe(|| done(out)));
         }
     }
@@ -93,10 +111,24 @@ where
     F: Future<Output = yieldtok::Result<T>> + Send + 'static,
 {
     fn wake(self: Arc<Self>) {
-        if self.heavy {
-            crate::helper::run(move || self.run())
-        } else {
-            self.run()
+        if !self.heavy {
+            return self.run();
+        }
+        // Queue one poll on the helper thread, unless one is queued or running already.
+        loop {
+            match self.state.load(Ordering::Acquire) {
+                IDLE => {
+                    if self.state.compare_exchange(IDLE, SCHEDULED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                        return crate::helper::run(move || self.run());
+                    }
+                }
+                POLLING => {
+                    if self.state.compare_exchange(POLLING, NOTIFIED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                        return;
+                    }
+                }
+                _ => return, // SCHEDULED, NOTIFIED or DONE
+            }
         }
     }
     fn wake_by_ref(self: &Arc<Self>) {
@@ -109,7 +141,45 @@ impl<T, F: Future<Output = yieldtok::Result<T>>> Drop for Task<T, F> {
         // Every waker is gone and the future never completed: report it rather than leave a
         // promise pending (and the event loop referenced) forever.
         if let Some(done) = self.on_done.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = catch_unwind(AssertUnwindSafe(|| done(Err(yieldtok::Error::Panic("the encode future was dropped before it completed".into())))));
+            let _ = catch_unwind(AssertUnwindSafe(|| done(Err(yieldtok::Error::Panic("the future was dropped before it completed".into())))));
+        }
+    }
+}
+
+trait Cancel: Send + Sync {
+    fn cancel(&self);
+}
+
+impl<T, F> Cancel for Task<T, F>
+where
+    T: Send + 'static,
+    F: Future<Output = yieldtok::Result<T>> + Send + 'static,
+{
+    fn cancel(&self) {
+        self.aborted.store(true, Ordering::Release);
+        let fut = match self.fut.try_lock() {
+            Ok(mut g) => g.take(),
+            Err(TryLockError::Poisoned(p)) => p.into_inner().take(),
+            // Being polled right now: the poller sees `aborted` when its poll returns pending.
+            Err(TryLockError::WouldBlock) => return,
+        };
+        if fut.is_some() {
+            self.finish(Err(yieldtok::Error::Cancelled));
+        }
+        // Dropped last, outside the lock: dropping an encode future cancels its job, which may
+        // wake this task (that wake finds the task done).
+        drop(fut);
+    }
+}
+
+/// Aborts one spawned future (see the module docs); does nothing once it has completed.
+#[derive(Clone)]
+pub struct Abort(Weak<dyn Cancel>);
+
+impl Abort {
+    pub fn abort(&self) {
+        if let Some(t) = self.0.upgrade() {
+            t.cancel()
         }
     }
 }
@@ -117,7 +187,7 @@ impl<T, F: Future<Output = yieldtok::Result<T>>> Drop for Task<T, F> {
 /// Drive `fut` to completion and hand its output to `on_done`, exactly once, on the thread that
 /// completes it: the caller's if it is ready at once, else the scheduler worker that woke it,
 /// or the helper thread when `heavy`.
-pub fn spawn<T, F>(fut: F, heavy: bool, on_done: impl FnOnce(yieldtok::Result<T>) + Send + 'static)
+pub fn spawn<T, F>(fut: F, heavy: bool, on_done: impl FnOnce(yieldtok::Result<T>) + Send + 'static) -> Abort
 where
     T: Send + 'static,
     F: Future<Output = yieldtok::Result<T>> + Send + 'static,
@@ -125,8 +195,11 @@ where
     let task = Arc::new(Task {
         state: AtomicU8::new(IDLE),
         heavy,
+        aborted: AtomicBool::new(false),
         fut: Mutex::new(Some(Box::pin(fut))),
         on_done: Mutex::new(Some(Box::new(on_done) as Done<T>)),
     });
+    let weak: Weak<dyn Cancel> = Arc::downgrade(&(task.clone() as Arc<dyn Cancel>));
     task.run();
+    Abort(weak)
 }

@@ -1,7 +1,7 @@
 //! One binding-owned helper thread for the work that must leave the JS thread but is not a
 //! piece of an encode: assembling a long job's result (the core assembles in the consumer's
 //! `poll`, so that its scheduler workers stay free for pieces), converting and flattening long
-//! results, and long decodes (until the core offers async decode). Started on first use.
+//! results. Started on first use.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Sender};

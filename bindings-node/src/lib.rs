@@ -1,232 +1,49 @@
 //! Node.js binding of yieldtok (napi-rs v3). This native layer is thin on purpose: the public,
-//! documented API (option parsing, `AbortSignal`, the `Encoding` class) lives in `index.js` /
-//! `index.d.ts`, and everything that is tokenization lives in the core.
+//! documented API (option parsing, `AbortSignal`, the `Encoding` class, result shapes) lives in
+//! `yieldtok.js` / `yieldtok.d.ts`, and everything that is tokenization lives in the core.
 //!
-//! Async work never touches libuv's thread pool: an encode is a core [`yieldtok::EncodeFuture`],
-//! which runs its pieces on the core scheduler's threads. This file drives that future with a
-//! tiny "poll on wake" executor ([`exec`]): the worker that finishes the last piece wakes it;
-//! the final poll (which assembles the result) and the conversion of the result (byte offsets
-//! -> UTF-16 offsets, flattening) run on that worker for short texts and on the binding's
-//! helper thread ([`helper`]) for long ones. Only the hand-over to JS (a `JsDeferred`, i.e. a
-//! threadsafe function) touches the main thread, where the arrays become external
-//! `ArrayBuffer`s without a copy.
+//! Async work never touches libuv's thread pool. An encode is a core [`yieldtok::EncodeFuture`]
+//! (a batch a [`yieldtok::BatchFuture`]) whose pieces run on the core scheduler's threads;
+//! decodes, chat templates and trajectories are [`yieldtok::TaskFuture`]s on the same pool
+//! (`Tokenizer::spawn`). The binding drives them with a tiny "poll on wake" executor
+//! ([`exec`]): the worker that finishes the work wakes the future; the final poll (which
+//! assembles an encode's result) and the conversion of the result (byte offsets -> UTF-16
+//! offsets, flattening) run on that worker for short texts and on the binding's helper thread
+//! ([`helper`]) for long ones. Only the hand-over to JS (a `JsDeferred`, i.e. a threadsafe
+//! function) touches the main thread, where vectors become external `ArrayBuffer`s without a
+//! copy.
+//!
+//! Files: `buffers` (encodings as flat typed arrays), `cancel` (the `AbortSignal` token),
+//! `chat` (`applyChatTemplate`), `trajectory` (`tokenizeTrajectories`, `packTrajectories`),
+//! `errors`, `promise` (promises settled from other threads), `exec`, `helper`, `offsets`.
 
 #![deny(clippy::all)]
 
+mod buffers;
+mod cancel;
+mod chat;
+mod errors;
 mod exec;
 mod helper;
 mod offsets;
+mod promise;
+mod trajectory;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
-use napi::{Env, JsDeferred};
+use napi::Env;
 use napi_derive::napi;
-use yieldtok::{EncodeOptions, JobHandle, JobOutput, Output};
+use yieldtok::{EncodeOptions, JobOutput, Output};
 
-// ---- errors ------------------------------------------------------------------------------
+use buffers::{EncodingBuffers, Flat};
+pub use cancel::CancelToken;
+use cancel::Target;
+use errors::{guard, invalid_arg, js_err};
+use promise::{run_task, settle, Resolver};
 
-fn status_of(e: &yieldtok::Error) -> Status {
-    match e {
-        yieldtok::Error::Cancelled => Status::Cancelled,
-        e if e.is_invalid_input() => Status::InvalidArg,
-        _ => Status::GenericFailure,
-    }
-}
-
-/// A core error as a napi error: the core's message, verbatim.
-fn js_err(e: yieldtok::Error) -> Error {
-    Error::new(status_of(&e), e.to_string())
-}
-
-/// Run `f`, turning a panic into an error (a panic must never unwind into Node).
-fn guard<T>(f: impl FnOnce() -> yieldtok::Result<T>) -> Result<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r.map_err(js_err),
-        Err(p) => Err(Error::new(Status::GenericFailure, format!("internal panic: {}", panic_message(&p)))),
-    }
-}
-
-fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic payload".into())
-}
-
-// ---- results -----------------------------------------------------------------------------
-
-/// One or more encodings in flat, concatenated typed arrays. Encoding `i` covers tokens
-/// `starts[i]..starts[i+1]`; its offsets are `offsets[2*starts[i]..2*starts[i+1]]`, in UTF-16
-/// code units of its own text. Handed to JS as external `ArrayBuffer`s (no copy).
-#[napi(object)]
-pub struct EncodingBuffers {
-    pub ids: Uint32Array,
-    pub offsets: Uint32Array,
-    pub attention_mask: Uint32Array,
-    pub type_ids: Uint32Array,
-    pub special_tokens_mask: Uint32Array,
-    pub starts: Uint32Array,
-}
-
-/// The same as [`EncodingBuffers`], as plain vectors: built on a worker thread, `Send`.
-#[derive(Default)]
-struct Flat {
-    ids: Vec<u32>,
-    offsets: Vec<u32>,
-    attention_mask: Vec<u32>,
-    type_ids: Vec<u32>,
-    special_tokens_mask: Vec<u32>,
-    starts: Vec<u32>,
-}
-
-impl Flat {
-    fn with_capacity(encodings: usize, tokens: usize) -> Self {
-        let mut starts = Vec::with_capacity(encodings + 1);
-        starts.push(0);
-        Flat {
-            ids: Vec::with_capacity(tokens),
-            offsets: Vec::with_capacity(2 * tokens),
-            attention_mask: Vec::with_capacity(tokens),
-            type_ids: Vec::with_capacity(tokens),
-            special_tokens_mask: Vec::with_capacity(tokens),
-            starts,
-        }
-    }
-
-    /// One encoding, moving its vectors when it is the only one (no copy).
-    fn single(enc: yieldtok::Encoding, text: &str) -> Self {
-        let n = enc.ids.len() as u32;
-        let offsets = offsets::utf16_flat(text, &enc.offsets);
-        Flat {
-            ids: enc.ids,
-            offsets,
-            attention_mask: enc.attention_mask,
-            type_ids: enc.type_ids,
-            special_tokens_mask: enc.special_tokens_mask,
-            starts: vec![0, n],
-        }
-    }
-
-    fn push(&mut self, enc: &yieldtok::Encoding, text: &str) {
-        self.ids.extend_from_slice(&enc.ids);
-        offsets::utf16_extend(text, &enc.offsets, &mut self.offsets);
-        self.attention_mask.extend_from_slice(&enc.attention_mask);
-        self.type_ids.extend_from_slice(&enc.type_ids);
-        self.special_tokens_mask.extend_from_slice(&enc.special_tokens_mask);
-        self.starts.push(self.ids.len() as u32);
-    }
-
-    fn many<'a>(items: impl ExactSizeIterator<Item = (&'a yieldtok::Encoding, &'a str)> + Clone) -> Self {
-        let tokens = items.clone().map(|(e, _)| e.ids.len()).sum();
-        let mut flat = Flat::with_capacity(items.len(), tokens);
-        for (e, t) in items {
-            flat.push(e, t);
-        }
-        flat
-    }
-
-    /// `Uint32Array::new` shrinks each vector to fit, which may reallocate: do it here, on the
-    /// worker, so that the main thread only wraps pointers.
-    fn shrink(mut self) -> Self {
-        for v in [&mut self.ids, &mut self.offsets, &mut self.attention_mask, &mut self.type_ids, &mut self.special_tokens_mask, &mut self.starts] {
-            v.shrink_to_fit();
-        }
-        self
-    }
-
-    fn into_js(self) -> EncodingBuffers {
-        EncodingBuffers {
-            ids: Uint32Array::new(self.ids),
-            offsets: Uint32Array::new(self.offsets),
-            attention_mask: Uint32Array::new(self.attention_mask),
-            type_ids: Uint32Array::new(self.type_ids),
-            special_tokens_mask: Uint32Array::new(self.special_tokens_mask),
-            starts: Uint32Array::new(self.starts),
-        }
-    }
-}
-
-// ---- cancellation ------------------------------------------------------------------------
-
-/// Cancels the core jobs of one call (an `AbortSignal` in the JS layer calls `cancel()`).
-#[napi]
-#[derive(Default)]
-pub struct CancelToken {
-    inner: Arc<CancelInner>,
-}
-
-#[derive(Default)]
-struct CancelInner {
-    cancelled: AtomicBool,
-    handles: Mutex<Vec<JobHandle>>,
-}
-
-impl CancelInner {
-    /// Register a job; cancels it at once if the token already fired.
-    fn register(&self, h: JobHandle) {
-        let mut hs = self.handles.lock().unwrap_or_else(|e| e.into_inner());
-        if self.cancelled.load(Ordering::Acquire) {
-            h.cancel();
-        } else {
-            hs.push(h);
-        }
-    }
-
-    fn cancel(&self) {
-        let hs = {
-            let mut hs = self.handles.lock().unwrap_or_else(|e| e.into_inner());
-            self.cancelled.store(true, Ordering::Release);
-            std::mem::take(&mut *hs)
-        };
-        for h in hs {
-            h.cancel();
-        }
-    }
-}
-
-#[napi]
-impl CancelToken {
-    #[napi(constructor)]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Cancel every job started with this token: pieces not yet started will not run.
-    #[napi]
-    pub fn cancel(&self) {
-        self.inner.cancel()
-    }
-
-    #[napi(getter)]
-    pub fn cancelled(&self) -> bool {
-        self.inner.cancelled.load(Ordering::Acquire)
-    }
-
-    /// Bytes encoded so far and in total, over the jobs of this token (for tests and progress).
-    #[napi]
-    pub fn progress(&self) -> Vec<f64> {
-        let hs = self.inner.handles.lock().unwrap_or_else(|e| e.into_inner());
-        let (done, total) = hs.iter().map(|h| h.progress()).fold((0, 0), |(d, t), p| (d + p.done_bytes, t + p.total_bytes));
-        vec![done as f64, total as f64]
-    }
-}
-
-// ---- the tokenizer -----------------------------------------------------------------------
-
-type Resolver<D> = Box<dyn FnOnce(Env) -> Result<D> + Send>;
-type Deferred<D> = JsDeferred<D, Resolver<D>>;
-
-fn settle<D: ToNapiValue + 'static, T: Send + 'static>(deferred: Deferred<D>, r: Result<T>, f: fn(T) -> D) {
-    match r {
-        Ok(v) => deferred.resolve(Box::new(move |_env| Ok(f(v)))),
-        Err(e) => deferred.reject(e),
-    }
-}
-
-/// Ids at or above this many are decoded off the main thread by the async `decode`.
+/// Ids at or above this many are decoded on the core scheduler by the async `decode` (fewer
+/// are decoded at once on the calling thread: microseconds).
 const DECODE_OFFLOAD_IDS: usize = 4096;
 
 /// Piece size of `encodeBatch` items: a typical batch text (a few KB) is then one piece, which
@@ -240,7 +57,7 @@ const HEAVY_BYTES: usize = 64 * 1024;
 
 #[napi]
 pub struct NativeTokenizer {
-    tok: yieldtok::Tokenizer,
+    pub(crate) tok: yieldtok::Tokenizer,
 }
 
 #[napi]
@@ -375,9 +192,7 @@ impl NativeTokenizer {
         let text: Arc<str> = Arc::from(text);
         let opts = EncodeOptions { add_special_tokens, ..Default::default() };
         let fut = self.tok.encode_async(text.clone(), opts);
-        if let Some(t) = token {
-            t.inner.register(fut.handle());
-        }
+        CancelToken::register(token, || Target::Job(fut.handle()));
         let heavy = text.len() >= HEAVY_BYTES;
         exec::spawn(fut, heavy, move |r| {
             let r = r.map_err(js_err).and_then(|out| match out {
@@ -396,9 +211,7 @@ impl NativeTokenizer {
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
         let heavy = text.len() >= HEAVY_BYTES;
         let fut = self.tok.encode_async(text, opts);
-        if let Some(t) = token {
-            t.inner.register(fut.handle());
-        }
+        CancelToken::register(token, || Target::Job(fut.handle()));
         exec::spawn(fut, heavy, move |r| {
             let r = r.map_err(js_err).map(|o| {
                 let mut ids = o.into_ids();
@@ -417,87 +230,80 @@ impl NativeTokenizer {
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
         let heavy = text.len() >= HEAVY_BYTES;
         let fut = self.tok.encode_async(text, opts);
-        if let Some(t) = token {
-            t.inner.register(fut.handle());
-        }
+        CancelToken::register(token, || Target::Job(fut.handle()));
         exec::spawn(fut, heavy, move |r| settle(deferred, r.map_err(js_err).map(|o| o.ids().len() as u32), |n| n));
         Ok(promise)
     }
 
-    /// Encode many texts, each its own job on the core scheduler (so they interleave fairly
-    /// with other requests); resolves once all are done, to one [`EncodingBuffers`]. The first
-    /// error cancels the rest and rejects.
+    /// Encode many texts as one core batch ([`yieldtok::BatchFuture`]): each text is its own
+    /// job on the core scheduler, so they interleave fairly with other requests; resolves once
+    /// all are done, in order, to one [`EncodingBuffers`]. The first error cancels the rest and
+    /// rejects.
     #[napi(ts_return_type = "Promise<EncodingBuffers>")]
     pub fn encode_batch<'env>(&self, env: &'env Env, texts: Vec<String>, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<EncodingBuffers, Resolver<EncodingBuffers>>()?;
-        if texts.is_empty() {
-            deferred.resolve(Box::new(|_| Ok(Flat::with_capacity(0, 0).into_js())));
-            return Ok(promise);
-        }
-        let texts: Vec<Arc<str>> = texts.into_iter().map(Arc::from).collect();
-        let total: usize = texts.iter().map(|t| t.len()).sum();
-        let batch = Arc::new(Batch {
-            heavy: total >= HEAVY_BYTES,
-            slots: Mutex::new((0..texts.len()).map(|_| None).collect()),
-            remaining: AtomicUsize::new(texts.len()),
-            deferred: Mutex::new(Some(deferred)),
-            cancel: token.map(|t| t.inner.clone()).unwrap_or_default(),
-            texts: texts.clone(),
+        let texts: Arc<[Arc<str>]> = texts.into_iter().map(Arc::from).collect();
+        // A long text is assembled in the batch's poll: poll on the helper thread then. Many
+        // short texts are assembled on the workers, and only flattened on the helper thread.
+        let long_text = texts.iter().any(|t| t.len() >= HEAVY_BYTES);
+        let heavy_total = texts.iter().map(|t| t.len()).sum::<usize>() >= HEAVY_BYTES;
+        let opts = EncodeOptions { add_special_tokens, piece_bytes: Some(BATCH_PIECE_BYTES), ..Default::default() };
+        let fut = self.tok.encode_batch_async(texts.iter().cloned(), opts);
+        CancelToken::register(token, || Target::Batch(fut.handle()));
+        exec::spawn(fut, long_text, move |r| {
+            let finish = move || {
+                let r = guard(|| {
+                    let encs = r?
+                        .into_iter()
+                        .map(|o| match o {
+                            JobOutput::Full(enc) => Ok(enc),
+                            JobOutput::Ids(_) => Err(yieldtok::Error::Panic("ids-only output for a full encode".into())),
+                        })
+                        .collect::<yieldtok::Result<Vec<_>>>()?;
+                    Ok(Flat::many(encs.iter().zip(texts.iter().map(|t| &**t))).shrink())
+                });
+                settle(deferred, r, Flat::into_js);
+            };
+            if heavy_total && !long_text {
+                helper::run(finish)
+            } else {
+                finish()
+            }
         });
-        for (i, text) in texts.into_iter().enumerate() {
-            let opts = EncodeOptions { add_special_tokens, piece_bytes: Some(BATCH_PIECE_BYTES), ..Default::default() };
-            let heavy = text.len() >= HEAVY_BYTES;
-            let fut = self.tok.encode_async(text, opts);
-            batch.cancel.register(fut.handle());
-            let b = batch.clone();
-            exec::spawn(fut, heavy, move |r| b.done(i, r));
-        }
         Ok(promise)
     }
 
-    /// Decode. Short id lists are decoded at once (microseconds); long ones on a helper thread.
+    /// Decode. Short id lists are decoded at once (microseconds); long ones on the core
+    /// scheduler (`Tokenizer::decode_async`).
     #[napi(ts_return_type = "Promise<string>")]
     pub fn decode<'env>(&self, env: &'env Env, ids: Uint32Array, skip_special_tokens: bool) -> Result<Object<'env>> {
-        let (deferred, promise) = env.create_deferred::<String, Resolver<String>>()?;
-        if ids.len() < DECODE_OFFLOAD_IDS {
-            settle(deferred, guard(|| self.tok.decode(&ids, skip_special_tokens)), |s| s);
-        } else {
-            let ids = ids.to_vec();
-            let tok = self.tok.clone();
-            offload(move || settle(deferred, guard(|| tok.decode(&ids, skip_special_tokens)), |s| s));
+        if ids.len() >= DECODE_OFFLOAD_IDS {
+            return run_task(env, self.tok.decode_async(ids.to_vec(), skip_special_tokens), None, Ok);
         }
+        let (deferred, promise) = env.create_deferred::<String, Resolver<String>>()?;
+        settle(deferred, guard(|| self.tok.decode(&ids, skip_special_tokens)), |s| s);
         Ok(promise)
     }
 
+    /// `ids` concatenated, sequence `i` being `ids[starts[i]..starts[i+1]]`. Short batches are
+    /// decoded at once, long ones on the core scheduler (`Tokenizer::decode_batch_async`).
     #[napi(ts_return_type = "Promise<string[]>")]
     pub fn decode_batch<'env>(&self, env: &'env Env, ids: Uint32Array, starts: Uint32Array, skip_special_tokens: bool) -> Result<Object<'env>> {
-        let (deferred, promise) = env.create_deferred::<Vec<String>, Resolver<Vec<String>>>()?;
-        let seqs = match split_batch(&ids, &starts) {
-            Ok(s) => s,
-            Err(e) => {
-                deferred.reject(e);
-                return Ok(promise);
+        let seqs = split_batch(&ids, &starts);
+        if ids.len() >= DECODE_OFFLOAD_IDS {
+            if let Ok(seqs) = seqs {
+                let seqs: Vec<Vec<u32>> = seqs.into_iter().map(<[u32]>::to_vec).collect();
+                return run_task(env, self.tok.decode_batch_async(seqs, skip_special_tokens), None, Ok);
             }
-        };
-        if ids.len() < DECODE_OFFLOAD_IDS {
-            settle(deferred, guard(|| self.tok.decode_batch(&seqs, skip_special_tokens)), |s| s);
-        } else {
-            let tok = self.tok.clone();
-            let seqs: Vec<Vec<u32>> = seqs.into_iter().map(<[u32]>::to_vec).collect();
-            offload(move || settle(deferred, guard(|| tok.decode_batch(&seqs, skip_special_tokens)), |s| s));
         }
+        let (deferred, promise) = env.create_deferred::<Vec<String>, Resolver<Vec<String>>>()?;
+        settle(deferred, seqs.and_then(|seqs| guard(|| self.tok.decode_batch(&seqs, skip_special_tokens))), |s| s);
         Ok(promise)
     }
-}
-
-/// Run `f` off the main thread and off libuv's pool: on the helper thread. Stopgap until the
-/// core offers async decode on its scheduler (see the binding's report).
-fn offload(f: impl FnOnce() + Send + 'static) {
-    helper::run(f)
 }
 
 fn split_batch<'a>(ids: &'a [u32], starts: &[u32]) -> Result<Vec<&'a [u32]>> {
-    let bad = || Error::new(Status::InvalidArg, "invalid batch layout".to_string());
+    let bad = || invalid_arg("invalid batch layout");
     if starts.first().copied().unwrap_or(0) != 0 || starts.last().map(|&s| s as usize) != Some(ids.len()) {
         return Err(bad());
     }
@@ -505,58 +311,4 @@ fn split_batch<'a>(ids: &'a [u32], starts: &[u32]) -> Result<Vec<&'a [u32]>> {
         .windows(2)
         .map(|w| if w[0] <= w[1] { Ok(&ids[w[0] as usize..w[1] as usize]) } else { Err(bad()) })
         .collect()
-}
-
-/// The shared state of one `encodeBatch` call.
-struct Batch {
-    /// Flatten the results on the helper thread (large batches).
-    heavy: bool,
-    slots: Mutex<Vec<Option<yieldtok::Encoding>>>,
-    remaining: AtomicUsize,
-    deferred: Mutex<Option<Deferred<EncodingBuffers>>>,
-    cancel: Arc<CancelInner>,
-    texts: Vec<Arc<str>>,
-}
-
-impl Batch {
-    fn take_deferred(&self) -> Option<Deferred<EncodingBuffers>> {
-        self.deferred.lock().unwrap_or_else(|e| e.into_inner()).take()
-    }
-
-    fn done(self: &Arc<Self>, i: usize, r: yieldtok::Result<JobOutput>) {
-        match r {
-            Ok(JobOutput::Full(enc)) => self.slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(enc),
-            Ok(JobOutput::Ids(_)) => {
-                if let Some(d) = self.take_deferred() {
-                    d.reject(Error::from_reason("internal: ids-only output for a full encode"));
-                }
-            }
-            Err(e) => {
-                // First failure wins; stop the rest of the batch.
-                if let Some(d) = self.take_deferred() {
-                    self.cancel.cancel();
-                    d.reject(js_err(e));
-                }
-            }
-        }
-        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-            if let Some(d) = self.take_deferred() {
-                let me = self.clone();
-                let finish = move || {
-                    let slots = std::mem::take(&mut *me.slots.lock().unwrap_or_else(|e| e.into_inner()));
-                    let r = catch_unwind(AssertUnwindSafe(|| {
-                        let encs: Vec<&yieldtok::Encoding> = slots.iter().map(|s| s.as_ref().expect("every slot filled")).collect();
-                        Flat::many(encs.into_iter().zip(me.texts.iter().map(|t| &**t))).shrink()
-                    }))
-                    .map_err(|p| Error::from_reason(format!("internal panic: {}", panic_message(&p))));
-                    settle(d, r, Flat::into_js);
-                };
-                if self.heavy {
-                    helper::run(finish)
-                } else {
-                    finish()
-                }
-            }
-        }
-    }
 }

@@ -1,5 +1,19 @@
 // Type-checked by `npm run typecheck` (and tests/node/loop.test.mjs): a typical ESM program.
-import { Tokenizer, Encoding, AbortError, type EncodeOptions, type TokenIds } from 'yieldtok'
+import {
+  Tokenizer,
+  Encoding,
+  AbortError,
+  TrajectoryError,
+  packTrajectories,
+  packTrajectoriesSync,
+  type EncodeOptions,
+  type TokenIds,
+  type ChatMessage,
+  type ChatTemplateDict,
+  type Trajectory,
+  type TokenizedResult,
+  type PackedTensors,
+} from 'yieldtok'
 import yieldtok from 'yieldtok'
 
 export async function main(path: string): Promise<number> {
@@ -29,6 +43,30 @@ export async function main(path: string): Promise<number> {
   } catch (err) {
     if (err instanceof AbortError) console.log(err.code, err.cause)
   }
+  const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }]
+  const chatIds: Uint32Array = await tok.applyChatTemplate(messages, { addGenerationPrompt: true, signal: ac.signal })
+  const chatText: string = await tok.applyChatTemplate(messages, { tokenize: false, kwargs: { enable_thinking: false } })
+  const chatDict: ChatTemplateDict = tok.applyChatTemplateSync(messages, { returnDict: true, returnAssistantTokensMask: true })
+  const mask: Uint32Array | undefined = chatDict.assistantMasks
+  const trajectory: Trajectory = {
+    messages_and_choices: [messages[0], { message: { role: 'assistant', content: 'yo' }, logprobs: { content: [{ token: 'token_id:1', logprob: -1 }] } }],
+    reward: 1,
+  }
+  let results: TokenizedResult[] = []
+  try {
+    results = await tok.tokenizeTrajectories([[trajectory, trajectory]], { seed: 1n, scaleRewards: false, signal: ac.signal })
+  } catch (err) {
+    if (err instanceof TrajectoryError) results = err.results.filter(() => err.errors[0].group !== 0)
+  }
+  const fromJson: TokenizedResult[] = tok.tokenizeTrajectoriesSync('[]', { chatTemplateToolSchemaFormat: 'vllm_openai' })
+  const promptId: bigint = results[0].promptId
+  const packed: PackedTensors = await packTrajectories(results, { seqLen: 2048, seed: 0, signal: ac.signal })
+  const tokens: BigInt64Array = packTrajectoriesSync(fromJson, { seqLen: 16, padTokenId: 0 }).tokens
+  void [chatIds, chatText, mask, promptId, packed.logprobs, tokens]
+  // @ts-expect-error seqLen is required
+  void packTrajectoriesSync(results, {})
+  // @ts-expect-error the sync API takes no signal
+  tok.applyChatTemplateSync(messages, { signal: ac.signal })
   // @ts-expect-error the sync API takes no signal
   tok.encodeSync('x', { signal: ac.signal })
   // @ts-expect-error text must be a string

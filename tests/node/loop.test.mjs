@@ -55,6 +55,30 @@ test("async work does not run on libuv's thread pool", () => {
   assert.equal(out.trim(), 'OK')
 })
 
+test("decodes, chat templates, trajectories and packing do not wait for libuv's pool", () => {
+  // The only libuv thread is busy for seconds (pbkdf2); work queued on that pool would wait.
+  const script = `
+    const crypto = require('node:crypto')
+    const { Tokenizer, packTrajectories } = require(${JSON.stringify(path.join(PKG, 'yieldtok.js'))})
+    const tok = Tokenizer.fromDir(${JSON.stringify(fixtureDir('qwen3'))})
+    const ids = tok.encodeIdsSync('Hello world, this is a test. '.repeat(20000))
+    let blockerDone = false
+    crypto.pbkdf2('pw', 'salt', 5000000, 32, 'sha256', () => { blockerDone = true })
+    setTimeout(async () => {
+      await Promise.all([
+        tok.decode(ids),
+        tok.decodeBatch([ids, ids]),
+        tok.applyChatTemplate([{ role: 'user', content: 'hi' }]),
+        tok.tokenizeTrajectories('[[]]'),
+        packTrajectories([], { seqLen: 8 }),
+      ])
+      console.log(blockerDone ? 'FAIL: the work waited for the libuv pool' : 'OK')
+    }, 10)
+  `
+  const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, UV_THREADPOOL_SIZE: '1' }, encoding: 'utf8' })
+  assert.equal(out.trim(), 'OK')
+})
+
 test('a pending encode keeps the process alive until it settles', () => {
   const script = `
     const { Tokenizer } = require(${JSON.stringify(path.join(PKG, 'yieldtok.js'))})
@@ -71,6 +95,11 @@ test('CommonJS and ESM entries export the same objects', async () => {
   assert.equal(esm.Tokenizer, cjs.Tokenizer)
   assert.equal(esm.Encoding, cjs.Encoding)
   assert.equal(esm.AbortError, cjs.AbortError)
+  assert.equal(esm.TrajectoryError, cjs.TrajectoryError)
+  assert.equal(esm.packTrajectories, cjs.packTrajectories)
+  assert.equal(esm.packTrajectoriesSync, cjs.packTrajectoriesSync)
+  assert.equal(typeof cjs.Tokenizer.prototype.applyChatTemplate, 'function')
+  assert.equal(typeof cjs.Tokenizer.prototype.tokenizeTrajectoriesSync, 'function')
   assert.equal(esm.default.Tokenizer, cjs.Tokenizer)
   // And through the package name, as a user would import it.
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import { Tokenizer } from 'yieldtok'; import y from 'yieldtok'; console.log(typeof Tokenizer.fromFile, typeof y.Tokenizer, typeof require)`], { cwd: PKG, encoding: 'utf8' })
