@@ -2,7 +2,8 @@
 //! and `packed_tensors_from_tokenized_results`, computed by the core's
 //! [`yieldtok::trajectory`]). The input arrives as JSON text or UTF-8 bytes (the JS layer
 //! `JSON.stringify`s plain objects) and is parsed by the core — on the scheduler, with the
-//! tokenization, for the Promise version. Results go back as the core made them: each vector
+//! tokenization, for the Promise version, which an abort stops between histories. Results go
+//! back as the core made them: each vector
 //! becomes an external typed array on the JS thread without a copy (`Uint32Array` ids,
 //! `Uint8Array` mask, `Float64Array` logprobs, `BigInt` prompt ids); per-trajectory errors come
 //! back next to the results and the JS layer decides how to report them. Packing copies the
@@ -13,7 +14,9 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 use serde_json::Value;
-use yieldtok::trajectory::{self, GroupResult, PackOptions, Packed, TokenizedResult, ToolSchemaFormat, TrajectoryError, TrajectoryOptions};
+use yieldtok::trajectory::{
+    self, GroupResult, PackOptions, Packed, TokenizedResult, ToolSchemaFormat, TrajectoryError, TrajectoryOptions, TrajectoryTokenizer,
+};
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, invalid_arg};
@@ -194,8 +197,14 @@ fn whole(e: TrajectoryError) -> Error {
     Error::new(status, e.to_string())
 }
 
-fn tokenize(tok: &yieldtok::Tokenizer, json: &[u8], opts: &TrajectoryOptions) -> Tokenized {
-    Tokenized(trajectory::parse_groups(json).and_then(|groups| tok.tokenize_trajectory_groups(&groups, opts)).map(Tokenized::flatten))
+/// Parse and tokenize; stops between histories once `cancel` is set (then `Err(Cancelled)`).
+fn tokenize(tok: &yieldtok::Tokenizer, json: &[u8], opts: &TrajectoryOptions, cancel: &yieldtok::CancelFlag) -> yieldtok::Result<Tokenized> {
+    let tt = match trajectory::parse_groups(json).and_then(|g| Ok((g, TrajectoryTokenizer::new(tok, opts.chat_template.as_deref())?))) {
+        Ok(x) => x,
+        Err(e) => return Ok(Tokenized(Err(e))),
+    };
+    let (groups, tt) = tt;
+    Ok(Tokenized(Ok(Tokenized::flatten(tt.tokenize_trajectory_groups_cancellable(&groups, opts, cancel)?))))
 }
 
 #[napi]
@@ -215,7 +224,7 @@ impl NativeTokenizer {
             Either::A(s) => s.into_bytes(),
             Either::B(b) => b.to_vec(),
         };
-        run_task(env, self.tok.spawn(move |tok| Ok(tokenize(tok, &json, &opts))), token, Tokenized::into_js)
+        run_task(env, self.tok.spawn_cancellable(move |tok, cancel| tokenize(tok, &json, &opts, cancel)), token, Tokenized::into_js)
     }
 
     /// [`tokenize_trajectories`](Self::tokenize_trajectories) on the calling thread (histories
@@ -227,7 +236,7 @@ impl NativeTokenizer {
             Either::A(s) => s.as_bytes(),
             Either::B(b) => b,
         };
-        guard(|| Ok(tokenize(&self.tok, json, &opts)))?.into_js()
+        guard(|| tokenize(&self.tok, json, &opts, &yieldtok::CancelFlag::new()))?.into_js()
     }
 }
 

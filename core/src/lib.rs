@@ -62,7 +62,7 @@ pub use encoding::Encoding;
 pub use error::{Error, Result};
 pub use batch::{BatchFuture, BatchHandle};
 pub use future::{EncodeFuture, JobHandle};
-pub use task::{spawn, TaskFuture};
+pub use task::{spawn, CancelFlag, TaskFuture};
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
 pub use split::{CutRules, Family};
 pub use tokenizer::{Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};

@@ -5,8 +5,10 @@
 //!
 //! A [`TaskFuture`] runs its closure once, as one unit of work: native targets queue it on the
 //! scheduler's `rayon` pool when it is created; wasm32 (one thread) runs it at the first poll.
-//! Dropping the future before the closure has started means it never starts. A panic in the
-//! closure becomes [`Error::Panic`](crate::Error::Panic).
+//! Dropping the future (or [`CancelFlag::cancel`]) before the closure has started means it
+//! never starts; a closure that takes the [`CancelFlag`] (`Tokenizer::spawn_cancellable`) can
+//! also stop between its units of work — trajectory tokenization checks it before each
+//! history. A panic in the closure becomes [`Error::Panic`](crate::Error::Panic).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,15 +21,32 @@ use crate::error::{Error, Result};
 
 type Work<T> = Box<dyn FnOnce() -> Result<T> + Send>;
 
+/// A cancellation flag shared between a task and whoever may cancel it (its future's drop, a
+/// host's abort signal). Cheap to clone.
+#[derive(Clone, Debug, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
 struct Slot<T> {
     result: Mutex<Option<Result<T>>>,
     waker: Mutex<Option<Waker>>,
-    cancelled: AtomicBool,
+    cancelled: CancelFlag,
 }
 
 impl<T> Slot<T> {
     fn run(&self, work: Work<T>) {
-        let r = if self.cancelled.load(Ordering::Acquire) {
+        let r = if self.cancelled.is_cancelled() {
             Err(Error::Cancelled)
         } else {
             catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|p| Err(Error::from_panic(p)))
@@ -54,14 +73,14 @@ pub struct TaskFuture<T> {
 }
 
 impl<T: Send + 'static> TaskFuture<T> {
-    fn slot() -> Arc<Slot<T>> {
-        Arc::new(Slot { result: Mutex::new(None), waker: Mutex::new(None), cancelled: AtomicBool::new(false) })
+    fn slot(cancelled: CancelFlag) -> Arc<Slot<T>> {
+        Arc::new(Slot { result: Mutex::new(None), waker: Mutex::new(None), cancelled })
     }
 
     /// Queue `work` on `scheduler`'s pool now.
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn on(scheduler: &crate::Scheduler, work: Work<T>) -> Self {
-        let slot = Self::slot();
+    pub(crate) fn on(scheduler: &crate::Scheduler, cancelled: CancelFlag, work: Work<T>) -> Self {
+        let slot = Self::slot(cancelled);
         let s = slot.clone();
         scheduler.pool().spawn(move || s.run(work));
         TaskFuture { slot, work: None }
@@ -69,8 +88,15 @@ impl<T: Send + 'static> TaskFuture<T> {
 
     /// Run `work` at the first poll (wasm32: there is no other thread).
     #[cfg(target_arch = "wasm32")]
-    pub(crate) fn deferred(work: Work<T>) -> Self {
-        TaskFuture { slot: Self::slot(), work: Some(work) }
+    pub(crate) fn deferred(cancelled: CancelFlag, work: Work<T>) -> Self {
+        TaskFuture { slot: Self::slot(cancelled), work: Some(work) }
+    }
+}
+
+impl<T> TaskFuture<T> {
+    /// The task's cancellation flag (what dropping the future sets).
+    pub fn cancel_flag(&self) -> CancelFlag {
+        self.slot.cancelled.clone()
     }
 }
 
@@ -97,7 +123,7 @@ impl<T> Future for TaskFuture<T> {
 
 impl<T> Drop for TaskFuture<T> {
     fn drop(&mut self) {
-        self.slot.cancelled.store(true, Ordering::Release);
+        self.slot.cancelled.cancel();
     }
 }
 
@@ -105,9 +131,9 @@ impl<T> Drop for TaskFuture<T> {
 pub fn spawn<T: Send + 'static>(work: impl FnOnce() -> Result<T> + Send + 'static) -> TaskFuture<T> {
     cfg_if::cfg_if! {
         if #[cfg(target_arch = "wasm32")] {
-            TaskFuture::deferred(Box::new(work))
+            TaskFuture::deferred(CancelFlag::new(), Box::new(work))
         } else {
-            TaskFuture::on(crate::Scheduler::global(), Box::new(work))
+            TaskFuture::on(crate::Scheduler::global(), CancelFlag::new(), Box::new(work))
         }
     }
 }

@@ -445,13 +445,26 @@ impl Tokenizer {
         T: Send + 'static,
         F: FnOnce(&Tokenizer) -> Result<T> + Send + 'static,
     {
+        self.spawn_cancellable(move |tok, _| work(tok))
+    }
+
+    /// [`spawn`](Self::spawn) for work that can stop early: it gets the task's
+    /// [`CancelFlag`](crate::CancelFlag), set when the future is dropped or cancelled, to check
+    /// between its units of work.
+    pub fn spawn_cancellable<T, F>(&self, work: F) -> crate::TaskFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Tokenizer, &crate::CancelFlag) -> Result<T> + Send + 'static,
+    {
         let tok = self.clone();
-        let work: Box<dyn FnOnce() -> Result<T> + Send> = Box::new(move || work(&tok));
+        let flag = crate::CancelFlag::new();
+        let f = flag.clone();
+        let work: Box<dyn FnOnce() -> Result<T> + Send> = Box::new(move || work(&tok, &f));
         cfg_if::cfg_if! {
             if #[cfg(target_arch = "wasm32")] {
-                crate::TaskFuture::deferred(work)
+                crate::TaskFuture::deferred(flag, work)
             } else {
-                crate::TaskFuture::on(&self.inner.scheduler, work)
+                crate::TaskFuture::on(&self.inner.scheduler, flag, work)
             }
         }
     }

@@ -140,3 +140,33 @@ fn is_send_and_sync() {
     check::<trajectory::TrajectoryGroup>();
     check::<trajectory::Packed>();
 }
+
+#[test]
+fn async_and_cancellable_tokenization() {
+    let tt = qwen3();
+    let raw = json!([[trajectory(1.0, "token_id:50"), trajectory(0.0, "token_id:50")], [trajectory(0.5, "token_id:50"), trajectory(0.0, "token_id:50")]]);
+    let groups = trajectory::groups_from_value(&raw).unwrap();
+    let opts = TrajectoryOptions { seed: Some(5), ..Default::default() };
+    // (results hold NaN logprobs, so compare what identifies them)
+    let key = |gs: &[trajectory::GroupResult]| -> Vec<(Vec<u32>, i64, usize, u64)> {
+        gs.iter().flat_map(|g| &g.results).map(|r| (r.token_ids.clone(), r.prompt_id, r.trajectory_index, r.advantage.to_bits())).collect()
+    };
+    let plain = key(&tt.tokenize_trajectory_groups(&groups, &opts));
+    let flag = yieldtok::CancelFlag::new();
+    let live = tt.tokenize_trajectory_groups_cancellable(&groups, &opts, &flag).unwrap();
+    assert_eq!(key(&live), plain);
+    flag.cancel();
+    assert!(matches!(tt.tokenize_trajectory_groups_cancellable(&groups, &opts, &flag), Err(yieldtok::Error::Cancelled)));
+    // The future: parsed and tokenized on the scheduler, same results.
+    let tok = tt.tokenizer().clone();
+    let fut = tok.tokenize_trajectory_groups_async(serde_json::to_vec(&raw).unwrap(), opts.clone());
+    let out = yieldtok::block_on(fut).unwrap();
+    assert_eq!(key(&out), plain);
+    // Cancelled before it ran: never runs.
+    let fut = tok.tokenize_trajectory_groups_async(serde_json::to_vec(&raw).unwrap(), opts);
+    fut.cancel_flag().cancel();
+    assert!(matches!(yieldtok::block_on(fut), Err(yieldtok::Error::Cancelled)));
+    // Malformed JSON is an error of the future, not a panic.
+    let bad = tok.tokenize_trajectory_groups_async(b"[[{".to_vec(), TrajectoryOptions::default());
+    assert!(yieldtok::block_on(bad).unwrap_err().is_invalid_input());
+}

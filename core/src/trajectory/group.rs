@@ -55,6 +55,26 @@ struct Job<'a> {
 impl TrajectoryTokenizer {
     /// ART's `tokenize_trajectory_groups`, with histories tokenized in parallel.
     pub fn tokenize_trajectory_groups(&self, groups: &[TrajectoryGroup], opts: &TrajectoryOptions) -> Vec<GroupResult> {
+        self.tokenize_groups(groups, opts, None)
+    }
+
+    /// [`tokenize_trajectory_groups`](Self::tokenize_trajectory_groups) that stops when
+    /// `cancel` is set: histories not yet started are skipped and the call returns
+    /// [`Error::Cancelled`](crate::Error::Cancelled).
+    pub fn tokenize_trajectory_groups_cancellable(
+        &self,
+        groups: &[TrajectoryGroup],
+        opts: &TrajectoryOptions,
+        cancel: &crate::CancelFlag,
+    ) -> crate::Result<Vec<GroupResult>> {
+        let out = self.tokenize_groups(groups, opts, Some(cancel));
+        if cancel.is_cancelled() {
+            return Err(crate::Error::Cancelled);
+        }
+        Ok(out)
+    }
+
+    fn tokenize_groups(&self, groups: &[TrajectoryGroup], opts: &TrajectoryOptions, cancel: Option<&crate::CancelFlag>) -> Vec<GroupResult> {
         let mut out: Vec<GroupResult> = (0..groups.len()).map(|g| GroupResult { group_index: g, ..Default::default() }).collect();
         let mut active = vec![false; groups.len()];
         let mut jobs: Vec<Job> = Vec::new();
@@ -116,6 +136,9 @@ impl TrajectoryTokenizer {
 
         let parallel_encode = jobs.len() < 2 * self.threads();
         let outcomes: Vec<Result<Option<TokenizedResult>>> = self.map_parallel(&jobs, |j| {
+            if cancel.is_some_and(crate::CancelFlag::is_cancelled) {
+                return Ok(None); // the caller reports the cancellation
+            }
             self.tokenize_items(j.items, j.tools, j.advantage, opts, parallel_encode)
                 .map(|r| {
                     r.map(|mut r| {

@@ -255,6 +255,17 @@ impl Tokenizer {
     pub fn tokenize_trajectory(&self, history: &History, advantage: f64, opts: &TrajectoryOptions) -> Result<Option<TokenizedResult>> {
         TrajectoryTokenizer::new(self, opts.chat_template.as_deref())?.tokenize_trajectory(history, advantage, opts)
     }
+
+    /// [`tokenize_trajectory_groups`](Self::tokenize_trajectory_groups) as a future on the
+    /// scheduler, from JSON bytes (parsed there too). Dropping the future stops the histories
+    /// not yet started and resolves nothing; the future resolves to the per-group results.
+    pub fn tokenize_trajectory_groups_async(&self, json: Vec<u8>, opts: TrajectoryOptions) -> crate::TaskFuture<Vec<GroupResult>> {
+        self.spawn_cancellable(move |tok, cancel| {
+            let groups = parse_groups(&json)?;
+            let tt = TrajectoryTokenizer::new(tok, opts.chat_template.as_deref())?;
+            tt.tokenize_trajectory_groups_cancellable(&groups, &opts, cancel)
+        })
+    }
 }
 
 /// Free-function form of [`Tokenizer::tokenize_trajectory_groups`].
