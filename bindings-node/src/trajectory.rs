@@ -55,9 +55,8 @@ fn options(a: TrajectoryArgs) -> Result<TrajectoryOptions> {
         Ok(Some(_)) => return Err(invalid_arg("chatTemplateKwargs must be an object")),
     };
     let tool_schema_format = match a.chat_template_tool_schema_format.as_deref() {
-        None | Some("default") => ToolSchemaFormat::Default,
-        Some("vllm_openai") => ToolSchemaFormat::VllmOpenai,
-        Some(other) => return Err(invalid_arg(format!("chatTemplateToolSchemaFormat must be 'default' or 'vllm_openai', got {other:?}"))),
+        None => ToolSchemaFormat::Default,
+        Some(f) => f.parse().map_err(|e| invalid_arg(format!("chatTemplateToolSchemaFormat: {e}")))?,
     };
     Ok(TrajectoryOptions {
         allow_training_without_logprobs: a.allow_training_without_logprobs.unwrap_or(d.allow_training_without_logprobs),

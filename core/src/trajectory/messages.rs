@@ -29,6 +29,18 @@ pub enum ToolSchemaFormat {
     VllmOpenai,
 }
 
+impl std::str::FromStr for ToolSchemaFormat {
+    type Err = String;
+    /// ART's names: `"default"` or `"vllm_openai"`.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "default" => Ok(ToolSchemaFormat::Default),
+            "vllm_openai" => Ok(ToolSchemaFormat::VllmOpenai),
+            other => Err(format!("the tool schema format must be \"default\" or \"vllm_openai\", not {other:?}")),
+        }
+    }
+}
+
 /// Python truthiness of a JSON value.
 pub(crate) fn py_truthy(v: &Value) -> bool {
     match v {
