@@ -66,3 +66,5 @@ pub use task::{spawn, CancelFlag, TaskFuture};
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
 pub use split::{CutRules, Family};
 pub use tokenizer::{Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};
+#[cfg(not(target_arch = "wasm32"))]
+pub use tokenizer::wait_for_engine_loads;

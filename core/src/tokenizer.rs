@@ -92,6 +92,7 @@ fn start_fast_engine(inner: &Arc<Inner>) {
         return;
     }
     static LOADER: OnceLock<Mutex<Sender<Arc<Inner>>>> = OnceLock::new();
+    LOADS.begin();
     let sender = LOADER.get_or_init(|| {
         // fastokens reads this once per process; keep its own pool out of the scheduler's way.
         crate::engine::fast::bound_internal_threads();
@@ -106,6 +107,7 @@ fn start_fast_engine(inner: &Arc<Inner>) {
                     Err(why) => log::info!("yieldtok: reference engine only for {who}: {why}"),
                 }
                 let _ = inner.fast.engine.set(built);
+                LOADS.end();
             }
         });
         if let Err(e) = spawned {
@@ -116,6 +118,42 @@ fn start_fast_engine(inner: &Arc<Inner>) {
     let sent = sender.lock().unwrap_or_else(|e| e.into_inner()).send(inner.clone());
     if sent.is_err() {
         let _ = inner.fast.engine.set(Err("the engine loader thread is not running".into()));
+        LOADS.end();
+    }
+}
+
+/// Fast-engine builds queued or running on the loader thread.
+#[cfg(not(target_arch = "wasm32"))]
+struct PendingLoads {
+    count: std::sync::Mutex<usize>,
+    idle: std::sync::Condvar,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+static LOADS: PendingLoads = PendingLoads { count: std::sync::Mutex::new(0), idle: std::sync::Condvar::new() };
+
+#[cfg(not(target_arch = "wasm32"))]
+impl PendingLoads {
+    fn begin(&self) {
+        *self.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    }
+    fn end(&self) {
+        let mut n = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            self.idle.notify_all();
+        }
+    }
+}
+
+/// Block until no fast-engine build is queued or running in this process (native). Builds
+/// start in the background on a tokenizer's first ids-only use; tests and benchmarks that
+/// measure CPU call this first so a build does not count as their work.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn wait_for_engine_loads() {
+    let mut n = LOADS.count.lock().unwrap_or_else(|e| e.into_inner());
+    while *n > 0 {
+        n = LOADS.idle.wait(n).unwrap_or_else(|e| e.into_inner());
     }
 }
 

@@ -170,3 +170,17 @@ fn async_and_cancellable_tokenization() {
     let bad = tok.tokenize_trajectory_groups_async(b"[[{".to_vec(), TrajectoryOptions::default());
     assert!(yieldtok::block_on(bad).unwrap_err().is_invalid_input());
 }
+
+#[test]
+fn json_lines_parse_like_a_list() {
+    let a = json!([trajectory(1.0, "token_id:50"), trajectory(0.0, "token_id:50")]);
+    let b = json!([trajectory(0.5, "token_id:50")]);
+    let jsonl = format!("{a}\n\n{b}\r\n");
+    let from_lines = trajectory::parse_groups_jsonl(jsonl.as_bytes()).unwrap();
+    let from_list = trajectory::parse_groups(&serde_json::to_vec(&json!([a, b])).unwrap()).unwrap();
+    assert_eq!(from_lines.len(), 2);
+    let n = |g: &[trajectory::TrajectoryGroup]| g.iter().map(|g| g.trajectories.len()).collect::<Vec<_>>();
+    assert_eq!(n(&from_lines), n(&from_list));
+    let e = trajectory::parse_groups_jsonl(format!("{a}\n[{{\n").as_bytes()).unwrap_err();
+    assert_eq!(e.location.group, Some(1), "{e}");
+}

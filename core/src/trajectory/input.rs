@@ -214,6 +214,17 @@ pub fn parse_group(json: &[u8]) -> Result<TrajectoryGroup> {
     Ok(TrajectoryGroup { trajectories: trajs.into_iter().map(trajectory_from).collect() })
 }
 
+/// Groups from JSON Lines: one group (a JSON list of trajectories) per non-blank line, the
+/// lines parsed in parallel. An unparsable line is an error naming its group (line) index.
+pub fn parse_groups_jsonl(data: &[u8]) -> Result<Vec<TrajectoryGroup>> {
+    let lines: Vec<&[u8]> = data.split(|&b| b == b'\n').map(<[u8]>::trim_ascii).filter(|l| !l.is_empty()).collect();
+    super::par_map(&lines, |l| parse_group(l))
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.map_err(|e| e.at(|l| l.group = Some(i))))
+        .collect()
+}
+
 /// One trajectory from JSON text. Validation problems are in [`Trajectory::invalid`].
 pub fn parse_trajectory(json: &[u8]) -> Result<Trajectory> {
     let text = std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
