@@ -73,14 +73,38 @@ impl ArrayView {
     }
 }
 
+/// numpy `typestr`s of the element types the views use (native byte order).
 #[cfg(target_endian = "little")]
-const U32: &str = "<u4";
+mod typestr {
+    pub const U32: &str = "<u4";
+    pub const I64: &str = "<i8";
+    pub const F64: &str = "<f8";
+    pub const F32: &str = "<f4";
+    #[cfg(target_pointer_width = "64")]
+    pub const USIZE: &str = "<u8";
+    #[cfg(target_pointer_width = "32")]
+    pub const USIZE: &str = "<u4";
+}
 #[cfg(target_endian = "big")]
-const U32: &str = ">u4";
-#[cfg(target_endian = "little")]
-const I64: &str = "<i8";
-#[cfg(target_endian = "big")]
-const I64: &str = ">i8";
+mod typestr {
+    pub const U32: &str = ">u4";
+    pub const I64: &str = ">i8";
+    pub const F64: &str = ">f8";
+    pub const F32: &str = ">f4";
+    #[cfg(target_pointer_width = "64")]
+    pub const USIZE: &str = ">u8";
+    #[cfg(target_pointer_width = "32")]
+    pub const USIZE: &str = ">u4";
+}
+pub(crate) use typestr::{F32, F64, I64, U32, USIZE};
+/// One-byte types (`u8`, `bool`) have no byte order.
+pub(crate) const U8: &str = "|u1";
+pub(crate) const BOOL: &str = "|b1";
+
+/// Whether numpy can be imported (views need it; without it, results fall back to lists).
+pub(crate) fn numpy_available(py: Python<'_>) -> bool {
+    numpy_asarray(py).is_ok()
+}
 
 fn numpy_asarray(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -94,8 +118,8 @@ fn numpy_asarray(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
         .map(|f| f.bind(py))
 }
 
-/// A numpy array viewing `len` items of type `typestr` at `ptr`, owned by `owner`.
-fn view<'py>(
+/// A numpy array viewing `shape` items of type `typestr` at `ptr`, owned by `owner`.
+pub(crate) fn view<'py>(
     py: Python<'py>,
     owner: Arc<dyn Any + Send + Sync>,
     ptr: *const u8,

@@ -10,6 +10,11 @@
 //! | `Panic`                                   | `TokenizerInternalError(TokenizerError, RuntimeError)`     |
 //! | `Cancelled`                               | `TokenizerError`                                           |
 //!
+//! Trajectory tokenization adds `TrajectoryError(TokenizerValueError)` (so also a `ValueError`,
+//! the type ART raises for its own errors): some trajectories failed; it carries the results of
+//! everything else (`.results`) and one record per failure (`.errors`). It is defined from
+//! Python source (run once) because it needs an `__init__` that keeps those two attributes.
+//!
 //! The classes are built with `PyErr_NewExceptionWithDoc` and a tuple of bases (pyo3's
 //! `create_exception!` takes a single base); they implement `PyTypeInfo`, so `X::new_err(msg)`
 //! builds a lazy `PyErr` without the GIL (needed inside the futures handed to asyncio).
@@ -75,6 +80,48 @@ exception!(
     [TokenizerError, PyRuntimeError]
 );
 
+/// The class statement of `yieldtok.TrajectoryError` (run once, `TokenizerValueError` in scope).
+const TRAJECTORY_ERROR_SOURCE: &std::ffi::CStr = c"
+class TrajectoryError(TokenizerValueError):
+    '''Some trajectories could not be tokenized. ``results`` holds the results of everything
+    else (what the call returns when nothing fails, minus the failed trajectories), ``errors``
+    one ``TrajectoryFailure`` per failed trajectory (group, trajectory, history, item, message,
+    and the exception type ART 0.5.18 raises there). Also a ``ValueError``, like ART's errors.'''
+
+    def __init__(self, message, results=(), errors=()):
+        TokenizerValueError.__init__(self, message)
+        self.results = list(results)
+        self.errors = list(errors)
+";
+
+/// `yieldtok.TrajectoryError` (see the module docs).
+#[repr(transparent)]
+pub struct TrajectoryError(pyo3::PyAny);
+pyo3::impl_exception_boilerplate!(TrajectoryError);
+pyo3::pyobject_native_type_named!(TrajectoryError);
+// SAFETY: as for the classes above: a type object kept alive by the static, built with the GIL.
+unsafe impl pyo3::type_object::PyTypeInfo for TrajectoryError {
+    fn type_object_raw(py: Python<'_>) -> *mut pyo3::ffi::PyTypeObject {
+        static TYPE: pyo3::sync::PyOnceLock<Py<PyType>> = pyo3::sync::PyOnceLock::new();
+        TYPE.get_or_init(py, || {
+            let scope = pyo3::types::PyDict::new(py);
+            scope.set_item("__name__", "yieldtok").expect("dict");
+            scope.set_item("TokenizerValueError", TokenizerValueError::type_object(py)).expect("dict");
+            py.run(TRAJECTORY_ERROR_SOURCE, Some(&scope), None).expect("cannot create yieldtok.TrajectoryError");
+            scope
+                .get_item("TrajectoryError")
+                .ok()
+                .flatten()
+                .expect("TrajectoryError defined")
+                .cast_into::<PyType>()
+                .expect("a class")
+                .unbind()
+        })
+        .as_ptr()
+        .cast()
+    }
+}
+
 /// Map a core error to its Python exception (lazily; no GIL needed).
 pub fn to_pyerr(e: yieldtok::Error) -> PyErr {
     use yieldtok::Error as E;
@@ -113,5 +160,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TokenizerOSError", TokenizerOSError::type_object(py))?;
     m.add("TokenizerNotFoundError", TokenizerNotFoundError::type_object(py))?;
     m.add("TokenizerInternalError", TokenizerInternalError::type_object(py))?;
+    m.add("TrajectoryError", TrajectoryError::type_object(py))?;
     Ok(())
 }

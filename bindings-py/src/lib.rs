@@ -5,14 +5,18 @@
 //!   scheduler's bounded pool; pyo3-async-runtimes (tokio) only bridges completion to asyncio.
 //!   The bridge runtime is deliberately tiny — one worker and at most two blocking threads
 //!   (pyo3-async-runtimes resolves asyncio futures from the blocking pool) — so thousands of
-//!   concurrent awaits never grow the thread count.
+//!   concurrent awaits never grow the thread count. Work that is not an encode (decode,
+//!   trajectories, packing) runs as `TaskFuture`s on the same pool (`Tokenizer::spawn`).
 
 use pyo3::prelude::*;
 
 mod chat;
 mod encoding;
 mod errors;
+mod pyjson;
+mod tokenized;
 mod tokenizer;
+mod trajectory;
 
 /// Configure the bridge runtime before pyo3-async-runtimes builds it on first use.
 pub(crate) fn runtime() {
@@ -34,6 +38,14 @@ fn scheduler_info(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     Ok(d)
 }
 
+/// Block (without the GIL) until no fast-engine build is queued or running in this process.
+/// Builds start in the background on a tokenizer's first ids-only use; tests and benchmarks
+/// that measure CPU call this first.
+#[pyfunction]
+fn wait_for_engine_loads(py: Python<'_>) {
+    py.detach(yieldtok::wait_for_engine_loads)
+}
+
 #[pymodule]
 fn _yieldtok(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime();
@@ -41,8 +53,13 @@ fn _yieldtok(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoding::Encoding>()?;
     m.add_class::<encoding::BatchEncoding>()?;
     m.add_class::<encoding::ArrayView>()?;
+    m.add_class::<tokenized::TokenizedResult>()?;
+    m.add_class::<trajectory::TrajectoryFailure>()?;
+    m.add_function(wrap_pyfunction!(tokenized::packed_tensors_from_tokenized_results, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenized::async_packed_tensors_from_tokenized_results, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::_tokenizer_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(scheduler_info, m)?)?;
+    m.add_function(wrap_pyfunction!(wait_for_engine_loads, m)?)?;
     errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -1,6 +1,7 @@
-//! `yieldtok.Tokenizer`: loading, the sync API (GIL released for real work), and the
-//! Hugging Face-named awaitables (`async_encode`, …) that run on the core scheduler and are
-//! bridged to asyncio by pyo3-async-runtimes.
+//! `yieldtok.Tokenizer`: loading, the sync API (GIL released for real work), the Hugging
+//! Face-named awaitables (`async_encode`, …) that run on the core scheduler and are bridged to
+//! asyncio by pyo3-async-runtimes, and the trajectory methods (ART's names; implemented in
+//! `trajectory.rs`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,7 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple};
 
 use crate::encoding::{BatchEncoding, EncData, Encoding};
-use crate::errors::{guard, panic_message, TokenizerInternalError, TokenizerValueError};
+use crate::errors::{guard, to_pyerr, TokenizerValueError};
+use crate::trajectory::{options, run_async, run_detached, GroupsCall, HistoryCall, JsonInput, Prepared};
 use yieldtok::{EncodeOptions, JobHandle, Output};
 
 /// Work on at least this many bytes (or ids) releases the GIL; below it the GIL hand-off would
@@ -90,7 +92,7 @@ fn not_supported(pair: Option<&Bound<'_, PyAny>>, is_pretokenized: bool) -> PyRe
 /// The async bridge: `fut` runs on the core scheduler, pyo3-async-runtimes resolves an asyncio
 /// future (under asyncio or uvloop) and, if that future is cancelled, drops `fut`, which
 /// cancels the remaining pieces of its jobs.
-fn bridge<'py, T, F>(py: Python<'py>, fut: F, handles: Vec<JobHandle>) -> PyResult<Bound<'py, PyAny>>
+pub(crate) fn bridge<'py, T, F>(py: Python<'py>, fut: F, handles: Vec<JobHandle>) -> PyResult<Bound<'py, PyAny>>
 where
     F: std::future::Future<Output = PyResult<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
@@ -124,25 +126,20 @@ impl CancelJobs {
     }
 }
 
-/// Run blocking work that the core has no future for (decode) on the bridge's bounded
-/// blocking pool.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> yieldtok::Result<T> + Send + 'static) -> PyResult<T> {
-    let handle = pyo3_async_runtimes::tokio::get_runtime().spawn_blocking(move || guard(f));
-    match handle.await {
-        Ok(r) => r,
-        Err(e) if e.is_panic() => Err(TokenizerInternalError::new_err(format!("internal panic: {}", panic_message(&e.into_panic())))),
-        Err(e) => Err(TokenizerInternalError::new_err(e.to_string())),
-    }
-}
-
 /// A tokenizer (thread-safe; share one across threads and tasks).
 #[pyclass(frozen, module = "yieldtok")]
 #[derive(Clone)]
 pub struct Tokenizer {
     pub tok: yieldtok::Tokenizer,
+    /// The tokenizer prepared for trajectories (chat template compiled), built on first use.
+    trajectories: Prepared,
 }
 
 impl Tokenizer {
+    pub fn new(tok: yieldtok::Tokenizer) -> Self {
+        Tokenizer { tok, trajectories: Prepared::default() }
+    }
+
     fn pad_id(&self) -> u32 {
         self.tok.hf().get_padding().map(|p| p.pad_id).unwrap_or(0)
     }
@@ -152,7 +149,7 @@ impl Tokenizer {
     }
 
     fn load(py: Python<'_>, f: impl FnOnce() -> yieldtok::Result<yieldtok::Tokenizer> + Send) -> PyResult<Self> {
-        py.detach(|| guard(f)).map(|tok| Tokenizer { tok })
+        py.detach(|| guard(f)).map(Tokenizer::new)
     }
 }
 
@@ -381,7 +378,7 @@ impl Tokenizer {
         bridge(
             py,
             async move {
-                let out = fut.await.map_err(crate::errors::to_pyerr)?;
+                let out = fut.await.map_err(to_pyerr)?;
                 let enc = out.into_encoding().expect("full output requested");
                 Ok(Encoding { d: this.wrap(enc, text) })
             },
@@ -400,23 +397,14 @@ impl Tokenizer {
     ) -> PyResult<Bound<'py, PyAny>> {
         not_supported(None, is_pretokenized)?;
         let texts = texts_arg(input)?;
-        let mut futs: Vec<_> = texts
-            .iter()
-            .map(|t| self.tok.encode_async(t.clone(), EncodeOptions { add_special_tokens, ..Default::default() }))
-            .collect();
-        let handles = futs.iter().map(|f| f.handle()).collect();
+        // One job per text, queued at the first poll; dropping the future (task cancelled)
+        // cancels every job still running.
+        let batch = self.tok.encode_batch_async(texts.iter().cloned(), EncodeOptions { add_special_tokens, ..Default::default() });
+        let handles = batch.handle().jobs().to_vec();
         let this = self.clone();
         let fut = async move {
-            for f in futs.iter_mut() {
-                f.start();
-            }
-            let mut items = Vec::with_capacity(futs.len());
-            // Dropping `futs` (task cancelled) cancels every job still running.
-            let mut futs = futs.into_iter();
-            for t in texts {
-                let out = futs.next().expect("one future per text").await.map_err(crate::errors::to_pyerr)?;
-                items.push(this.wrap(out.into_encoding().expect("full output requested"), t));
-            }
+            let outs = batch.await.map_err(to_pyerr)?;
+            let items = outs.into_iter().zip(texts).map(|(o, t)| this.wrap(o.into_encoding().expect("full output requested"), t)).collect();
             Ok(BatchEncoding::new(items, this.pad_id()))
         };
         bridge(py, fut, handles)
@@ -440,23 +428,164 @@ impl Tokenizer {
         let text = text_arg(text, "text")?;
         let fut = self.tok.encode_async(text, EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() });
         let handles = vec![fut.handle()];
-        bridge(py, async move { Ok(fut.await.map_err(crate::errors::to_pyerr)?.ids().len()) }, handles)
+        bridge(py, async move { Ok(fut.await.map_err(to_pyerr)?.ids().len()) }, handles)
     }
 
     /// Awaitable `decode`.
     #[pyo3(signature = (ids, skip_special_tokens=true))]
     fn async_decode<'py>(&self, py: Python<'py>, ids: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
-        let ids = ids_arg(ids)?;
-        let tok = self.tok.clone();
-        bridge(py, blocking(move || tok.decode(&ids, skip_special_tokens)), Vec::new())
+        let fut = self.tok.decode_async(ids_arg(ids)?, skip_special_tokens);
+        bridge(py, async move { fut.await.map_err(to_pyerr) }, Vec::new())
     }
 
     /// Awaitable `decode_batch`.
     #[pyo3(signature = (sequences, skip_special_tokens=true))]
     fn async_decode_batch<'py>(&self, py: Python<'py>, sequences: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
-        let seqs = ids_batch_arg(sequences)?;
-        let tok = self.tok.clone();
-        bridge(py, blocking(move || tok.decode_batch(&seqs, skip_special_tokens)), Vec::new())
+        let fut = self.tok.decode_batch_async(ids_batch_arg(sequences)?, skip_special_tokens);
+        bridge(py, async move { fut.await.map_err(to_pyerr) }, Vec::new())
+    }
+
+    // ---- trajectories (ART 0.5.18's names and arguments) ----------------------------------
+
+    /// ART's `tokenize_trajectory_groups`: every history of every kept trajectory tokenized in
+    /// parallel with the GIL released. Returns the results in ART's order; raises
+    /// `TrajectoryError` (carrying the other results) if some trajectories fail.
+    #[pyo3(signature = (groups, allow_training_without_logprobs=false, scale_rewards=true, shuffle_group_trajectories=true, drop_zero_advantage_trajectories=true, chat_template_kwargs=None, seed=None, *, chat_template_tool_schema_format="default", validate_sampled_tokens=true, chat_template=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn tokenize_trajectory_groups(
+        &self,
+        py: Python<'_>,
+        groups: &Bound<'_, PyAny>,
+        allow_training_without_logprobs: bool,
+        scale_rewards: bool,
+        shuffle_group_trajectories: bool,
+        drop_zero_advantage_trajectories: bool,
+        chat_template_kwargs: Option<&Bound<'_, PyAny>>,
+        seed: Option<i128>,
+        chat_template_tool_schema_format: &str,
+        validate_sampled_tokens: bool,
+        chat_template: Option<String>,
+    ) -> PyResult<Vec<crate::tokenized::TokenizedResult>> {
+        let call = self.groups_call(
+            groups,
+            options(
+                allow_training_without_logprobs,
+                scale_rewards,
+                shuffle_group_trajectories,
+                drop_zero_advantage_trajectories,
+                chat_template_kwargs,
+                seed,
+                chat_template_tool_schema_format,
+                validate_sampled_tokens,
+                chat_template,
+            )?,
+        )?;
+        run_detached(py, || call.run(None))
+    }
+
+    /// Awaitable `tokenize_trajectory_groups`, run on the core scheduler; cancelling the awaiting
+    /// task skips the histories not yet started.
+    #[pyo3(signature = (groups, allow_training_without_logprobs=false, scale_rewards=true, shuffle_group_trajectories=true, drop_zero_advantage_trajectories=true, chat_template_kwargs=None, seed=None, *, chat_template_tool_schema_format="default", validate_sampled_tokens=true, chat_template=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn async_tokenize_trajectory_groups<'py>(
+        &self,
+        py: Python<'py>,
+        groups: &Bound<'py, PyAny>,
+        allow_training_without_logprobs: bool,
+        scale_rewards: bool,
+        shuffle_group_trajectories: bool,
+        drop_zero_advantage_trajectories: bool,
+        chat_template_kwargs: Option<&Bound<'py, PyAny>>,
+        seed: Option<i128>,
+        chat_template_tool_schema_format: &str,
+        validate_sampled_tokens: bool,
+        chat_template: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let call = self.groups_call(
+            groups,
+            options(
+                allow_training_without_logprobs,
+                scale_rewards,
+                shuffle_group_trajectories,
+                drop_zero_advantage_trajectories,
+                chat_template_kwargs,
+                seed,
+                chat_template_tool_schema_format,
+                validate_sampled_tokens,
+                chat_template,
+            )?,
+        )?;
+        run_async(py, &self.tok, move |cancel| call.run(Some(cancel)))
+    }
+
+    /// ART's `tokenize_trajectory` for one history (a `History`, a `Trajectory` — its own
+    /// `messages_and_choices` and `tools` — or a bare `messages_and_choices` list) with the
+    /// given advantage. `None` when the history has no trainable message.
+    #[pyo3(signature = (history, advantage=0.0, allow_training_without_logprobs=false, chat_template_kwargs=None, *, chat_template_tool_schema_format="default", validate_sampled_tokens=true, chat_template=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn tokenize_trajectory(
+        &self,
+        py: Python<'_>,
+        history: &Bound<'_, PyAny>,
+        advantage: f64,
+        allow_training_without_logprobs: bool,
+        chat_template_kwargs: Option<&Bound<'_, PyAny>>,
+        chat_template_tool_schema_format: &str,
+        validate_sampled_tokens: bool,
+        chat_template: Option<String>,
+    ) -> PyResult<Option<crate::tokenized::TokenizedResult>> {
+        let opts = options(
+            allow_training_without_logprobs,
+            true,
+            false,
+            true,
+            chat_template_kwargs,
+            None,
+            chat_template_tool_schema_format,
+            validate_sampled_tokens,
+            chat_template,
+        )?;
+        let call = self.history_call(history, advantage, opts)?;
+        run_detached(py, || call.run())
+    }
+
+    /// Awaitable `tokenize_trajectory`, run on the core scheduler.
+    #[pyo3(signature = (history, advantage=0.0, allow_training_without_logprobs=false, chat_template_kwargs=None, *, chat_template_tool_schema_format="default", validate_sampled_tokens=true, chat_template=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn async_tokenize_trajectory<'py>(
+        &self,
+        py: Python<'py>,
+        history: &Bound<'py, PyAny>,
+        advantage: f64,
+        allow_training_without_logprobs: bool,
+        chat_template_kwargs: Option<&Bound<'py, PyAny>>,
+        chat_template_tool_schema_format: &str,
+        validate_sampled_tokens: bool,
+        chat_template: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opts = options(
+            allow_training_without_logprobs,
+            true,
+            false,
+            true,
+            chat_template_kwargs,
+            None,
+            chat_template_tool_schema_format,
+            validate_sampled_tokens,
+            chat_template,
+        )?;
+        let call = self.history_call(history, advantage, opts)?;
+        run_async(py, &self.tok, move |_| call.run())
+    }
+}
+
+impl Tokenizer {
+    fn groups_call(&self, groups: &Bound<'_, PyAny>, opts: yieldtok::trajectory::TrajectoryOptions) -> PyResult<GroupsCall> {
+        Ok(GroupsCall { tok: self.tok.clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(groups)?, opts })
+    }
+
+    fn history_call(&self, history: &Bound<'_, PyAny>, advantage: f64, opts: yieldtok::trajectory::TrajectoryOptions) -> PyResult<HistoryCall> {
+        Ok(HistoryCall { tok: self.tok.clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(history)?, advantage, opts })
     }
 }
 

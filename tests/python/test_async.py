@@ -97,9 +97,10 @@ async def cpu_over(seconds):
 
 
 async def test_cancel_stops_a_10mb_encode(qwen):
-    # The fast engine loads on a background thread after the tokenizer; let it finish so the
-    # CPU measured below is only the cancelled encode's.
+    # Fast engines load on a background thread (this tokenizer's and those of earlier tests);
+    # let them finish so the CPU measured below is only the cancelled encode's.
     qwen.wait_for_engine()
+    yieldtok.wait_for_engine_loads()
     text = long_text(10 * 1024 * 1024)
     task = asyncio.ensure_future(qwen.async_encode(text))  # an asyncio.Future, like tokenizers
     await asyncio.sleep(0.1)
@@ -125,7 +126,8 @@ async def test_cancel_stops_a_10mb_encode(qwen):
 
 
 async def test_cancel_batch_and_wait_for_timeout(qwen):
-    qwen.wait_for_engine()  # its background load is not part of what is measured
+    qwen.wait_for_engine()  # background engine loads are not part of what is measured
+    yieldtok.wait_for_engine_loads()
     texts = [long_text(1024 * 1024)] * 4
     with pytest.raises(asyncio.TimeoutError):
         await asyncio.wait_for(qwen.async_encode_batch(texts), timeout=0.05)

@@ -4,25 +4,36 @@
 ``tokenizers``' awaitable names (``async_encode`` …); ``AsyncTokenizer`` wraps it so that
 ``await tok.encode(text)`` reads naturally. Async work runs on the core's bounded scheduler,
 never on Python threads, and cancelling the awaiting task cancels the remaining work.
+
+Trajectories for RL trainers, with OpenPipe ART 0.5.18's results and names:
+``Tokenizer.tokenize_trajectory_groups`` / ``tokenize_trajectory`` (``TokenizedResult`` with
+zero-copy numpy views; ``TrajectoryError`` when some trajectories fail, carrying the rest) and
+``packed_tensors_from_tokenized_results`` (a dict of numpy arrays).
 """
 
 from __future__ import annotations
 
 import collections.abc as _abc
 import os as _os
-from typing import Any, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ._yieldtok import (
     BatchEncoding,
     Encoding,
+    TokenizedResult,
     Tokenizer,
     TokenizerError,
     TokenizerInternalError,
     TokenizerNotFoundError,
     TokenizerOSError,
     TokenizerValueError,
+    TrajectoryError,
+    TrajectoryFailure,
     __version__,
+    async_packed_tensors_from_tokenized_results,
+    packed_tensors_from_tokenized_results,
     scheduler_info,
+    wait_for_engine_loads,
 )
 
 _abc.Sequence.register(BatchEncoding)
@@ -31,13 +42,19 @@ __all__ = [
     "AsyncTokenizer",
     "BatchEncoding",
     "Encoding",
+    "TokenizedResult",
     "Tokenizer",
     "TokenizerError",
     "TokenizerInternalError",
     "TokenizerNotFoundError",
     "TokenizerOSError",
     "TokenizerValueError",
+    "TrajectoryError",
+    "TrajectoryFailure",
+    "async_packed_tensors_from_tokenized_results",
+    "packed_tensors_from_tokenized_results",
     "scheduler_info",
+    "wait_for_engine_loads",
     "__version__",
 ]
 
@@ -45,8 +62,9 @@ _PathLike = Union[str, "_os.PathLike[str]"]
 
 
 class AsyncTokenizer:
-    """A tokenizer whose ``encode``, ``encode_batch``, ``decode``, ``decode_batch`` and
-    ``count`` are coroutines. Same constructors as ``Tokenizer``; ``AsyncTokenizer(tok)`` wraps
+    """A tokenizer whose ``encode``, ``encode_batch``, ``decode``, ``decode_batch``, ``count``
+    and trajectory methods (``tokenize_trajectory_groups``, ``tokenize_trajectory``,
+    ``packed_tensors_from_tokenized_results``) are coroutines. Same constructors as ``Tokenizer``; ``AsyncTokenizer(tok)`` wraps
     an existing ``Tokenizer`` (and ``.sync`` gives it back). Pickles like ``Tokenizer``."""
 
     __slots__ = ("sync",)
@@ -102,6 +120,60 @@ class AsyncTokenizer:
     async def count(self, text: str, add_special_tokens: bool = True) -> int:
         """Number of tokens ``encode(text)`` would give (ids only)."""
         return await self.sync.async_count(text, add_special_tokens)
+
+    # -- trajectories (ART 0.5.18's names) ------------------------------------------------
+    async def tokenize_trajectory_groups(
+        self,
+        groups: Any,
+        allow_training_without_logprobs: bool = False,
+        scale_rewards: bool = True,
+        shuffle_group_trajectories: bool = True,
+        drop_zero_advantage_trajectories: bool = True,
+        chat_template_kwargs: Optional[Dict[str, Any]] = None,
+        seed: Optional[int] = None,
+        **kwargs: Any,
+    ) -> List[TokenizedResult]:
+        """``Tokenizer.tokenize_trajectory_groups`` on the core scheduler (Python objects are
+        serialised on the calling thread first; JSON bytes and paths are not touched there)."""
+        return await self.sync.async_tokenize_trajectory_groups(
+            groups,
+            allow_training_without_logprobs,
+            scale_rewards,
+            shuffle_group_trajectories,
+            drop_zero_advantage_trajectories,
+            chat_template_kwargs,
+            seed,
+            **kwargs,
+        )
+
+    async def tokenize_trajectory(
+        self,
+        history: Any,
+        advantage: float = 0.0,
+        allow_training_without_logprobs: bool = False,
+        chat_template_kwargs: Optional[Dict[str, Any]] = None,
+        **kwargs: Any,
+    ) -> Optional[TokenizedResult]:
+        """``Tokenizer.tokenize_trajectory`` on the core scheduler."""
+        return await self.sync.async_tokenize_trajectory(
+            history, advantage, allow_training_without_logprobs, chat_template_kwargs, **kwargs
+        )
+
+    async def packed_tensors_from_tokenized_results(
+        self,
+        results: Sequence[TokenizedResult],
+        seq_len: int,
+        pad_token_id: int = -100,
+        truncate_long_results: bool = True,
+        advantage_balance: float = 0.0,
+        pack_results: bool = True,
+        seed: Optional[int] = None,
+        **kwargs: Any,
+    ) -> Dict[str, Any]:
+        """``yieldtok.packed_tensors_from_tokenized_results`` on the core scheduler."""
+        return await async_packed_tensors_from_tokenized_results(
+            results, seq_len, pad_token_id, truncate_long_results, advantage_balance, pack_results, seed, **kwargs
+        )
 
     # -- cheap sync lookups ---------------------------------------------------------------
     async def apply_chat_template(self, conversation: Any, *args: Any, **kwargs: Any) -> Any:

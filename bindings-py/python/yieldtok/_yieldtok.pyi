@@ -13,9 +13,15 @@ __all__ = [
     "Tokenizer",
     "Encoding",
     "BatchEncoding",
+    "TokenizedResult",
+    "TrajectoryFailure",
+    "TrajectoryError",
+    "packed_tensors_from_tokenized_results",
+    "async_packed_tensors_from_tokenized_results",
     "_ArrayView",
     "_tokenizer_from_json",
     "scheduler_info",
+    "wait_for_engine_loads",
     "TokenizerError",
     "TokenizerValueError",
     "TokenizerOSError",
@@ -25,6 +31,12 @@ __all__ = [
 ]
 
 _PathLike = Union[str, "os.PathLike[str]"]
+_TrajectoryInput = Any
+"""Trajectory input: Python data in ART's shapes (lists, dicts), ART's pydantic objects
+(duck-typed: ``TrajectoryGroup``, ``Trajectory``, ``History``, openai ``Choice``), JSON text as
+``bytes``/``bytearray`` or a ``str`` starting with ``[`` or ``{``, or a path (``os.PathLike`` or
+any other ``str``) to a JSON file or, when it ends in ``.jsonl``/``.ndjson``, a JSON Lines file
+with one group per line."""
 
 class TokenizerError(Exception):
     """Base class of every error yieldtok raises."""
@@ -42,9 +54,169 @@ class TokenizerNotFoundError(TokenizerOSError, FileNotFoundError):
 class TokenizerInternalError(TokenizerError, RuntimeError):
     """A bug: a panic inside the tokenization pipeline, caught before it reached the interpreter."""
 
+class TrajectoryError(TokenizerValueError):
+    """Some trajectories could not be tokenized (or the input is not trajectory groups at all).
+
+    Raised instead of returning when any trajectory failed, but nothing else is lost:
+    ``results`` holds every other result, in the order the call would have returned them (a
+    failed trajectory yields no results; its reward still counts in its group's statistics,
+    except when it failed validation, as a failed rollout in ART's ``TrajectoryGroup.exceptions``
+    would not be in the group), and ``errors`` one ``TrajectoryFailure`` per failure, ordered by
+    group, trajectory, history. ``str(e)`` names the first failure. Also a ``ValueError`` (what
+    ART raises for its own errors; the type ART would raise for each failure is in
+    ``TrajectoryFailure.art_exception``)."""
+
+    results: List[TokenizedResult]
+    """The results of everything that did not fail."""
+    errors: List[TrajectoryFailure]
+    """One record per failed trajectory (or history, or the whole input)."""
+    def __init__(self, message: str, results: Iterable[TokenizedResult] = ..., errors: Iterable[TrajectoryFailure] = ...) -> None: ...
+
+@final
+class TrajectoryFailure:
+    """One failed trajectory: where (indices are 0-based) and what."""
+
+    @property
+    def group(self) -> Optional[int]:
+        """Index of the group in the input; ``None`` when the whole input is at fault (not JSON,
+        not a list of groups)."""
+    @property
+    def trajectory(self) -> Optional[int]:
+        """Index of the trajectory in its group."""
+    @property
+    def history(self) -> Optional[int]:
+        """0: the trajectory's own ``messages_and_choices``; ``k > 0``: ``additional_histories[k - 1]``."""
+    @property
+    def item(self) -> Optional[int]:
+        """Index in that history's ``messages_and_choices``, when one item is at fault."""
+    @property
+    def kind(self) -> str:
+        """What kind of failure, a stable name: ``invalid_input``, ``missing_role``,
+        ``chat_template``, ``sentinel_not_found``, ``dict_tool_calls``,
+        ``dict_content_not_string``, ``invalid_bytes``, ``unrepresentable_token_id``,
+        ``token_id_out_of_vocabulary``, ``token_not_in_vocabulary``, ``sentinel_collision``,
+        ``extra_logprobs``, ``index``, ``tokenize``, ``setup``, ``invalid_argument``."""
+    @property
+    def message(self) -> str:
+        """What went wrong (without the location)."""
+    @property
+    def art_exception(self) -> Optional[str]:
+        """The exception type ART 0.5.18 raises in the same situation (``"ValueError"``,
+        ``"KeyError"``, ``"AssertionError"``, ``"ValidationError"``, ``"TemplateError"``,
+        ``"IndexError"``), or ``None`` where ART has no error (e.g. it splices an
+        out-of-vocabulary id silently)."""
+    @property
+    def location(self) -> str:
+        """Where, as text: ``"group 0, trajectory 2, messages_and_choices, item 3"``."""
+    def __str__(self) -> str:
+        """``"<location>: <message>"``."""
+
+@final
+class TokenizedResult:
+    """One tokenized history: ART 0.5.18's ``TokenizedResult``, field for field. Per-token fields
+    are zero-copy, read-only numpy views of Rust-owned memory (each access returns a new view of
+    the same memory; the views keep it alive), or lists when numpy is not installed."""
+
+    @property
+    def token_ids(self) -> npt.NDArray[np.uint32]:
+        """Token ids: the template's rendering with each trained message's sampled ids spliced in."""
+    @property
+    def assistant_mask(self) -> npt.NDArray[np.uint8]:
+        """1 where the token is trained (sampled, or from a plain-dict assistant message with
+        ``allow_training_without_logprobs``), else 0."""
+    @property
+    def logprobs(self) -> npt.NDArray[np.float64]:
+        """The sampled tokens' logprobs, NaN elsewhere."""
+    @property
+    def input_pos(self) -> npt.NDArray[np.uint32]:
+        """``0..len`` (ART's ``input_pos``)."""
+    @property
+    def choice_offsets(self) -> npt.NDArray[np.uint64]:
+        """Start of each trained Choice's tokens in ``token_ids``."""
+    @property
+    def extra_logprobs(self) -> Dict[str, npt.NDArray[np.float64]]:
+        """Per name (first-seen order), a value per token from the entries' ``extra_logprobs``,
+        NaN elsewhere."""
+    @property
+    def advantage(self) -> float:
+        """GRPO advantage of the trajectory."""
+    @property
+    def weight(self) -> float:
+        """``1 / (trained tokens of the trajectory's results + 1e-6)`` (0.0 from ``tokenize_trajectory``)."""
+    @property
+    def prompt_id(self) -> int:
+        """Random id shared by the results of a group (0 from ``tokenize_trajectory``)."""
+    @property
+    def prompt_length(self) -> int:
+        """Length of the group's shared prompt (ART's rule; 0 from ``tokenize_trajectory``)."""
+    @property
+    def chat(self) -> str:
+        """The rendered chat (``apply_chat_template(..., tokenize=False)``), final message included."""
+    @property
+    def group_index(self) -> int:
+        """Provenance: index of the group in the input."""
+    @property
+    def trajectory_index(self) -> int:
+        """Provenance: index of the trajectory in its group."""
+    @property
+    def history_index(self) -> int:
+        """Provenance: 0 = the trajectory's ``messages_and_choices``, k = ``additional_histories[k-1]``."""
+    @property
+    def trainable_tokens(self) -> int:
+        """``sum(assistant_mask)``."""
+    def without_prompt(self) -> TokenizedResult:
+        """ART's ``without_prompt()``: every per-token field from ``prompt_length`` on,
+        ``prompt_length`` 0, ``choice_offsets`` unchanged (a copy)."""
+    def __len__(self) -> int:
+        """Number of tokens."""
+
+def packed_tensors_from_tokenized_results(
+    results: Sequence[Any],
+    seq_len: int,
+    pad_token_id: int = -100,
+    truncate_long_results: bool = True,
+    advantage_balance: float = 0.0,
+    pack_results: bool = True,
+    seed: Optional[int] = None,
+    *,
+    verbosity: int = 1,
+) -> Dict[str, Any]:
+    """ART 0.5.18's ``packed_tensors_from_tokenized_results``, same semantics and argument names
+    (``verbosity`` is accepted and ignored), with the GIL released.
+
+    ``results`` are ``TokenizedResult``s (shared, not copied) or objects with ART's fields
+    (``token_ids``, ``assistant_mask``, ``logprobs``, ``input_pos``, ``advantage``, ``weight``,
+    ``prompt_id``, ``prompt_length``). ``seed`` seeds the group-id draws and the row shuffle as
+    ``random.seed(seed)`` before ART's call would (``None``: fresh entropy).
+
+    Returns ART's dict: ``tokens``, ``group_ids``, ``parent_ids``, ``input_pos`` (int64),
+    ``assistant_mask`` (bool), ``logprobs``, ``advantages``, ``weights`` (float32), each of shape
+    ``(n_rows, seq_len)`` — zero-copy read-only numpy arrays over one Rust buffer (nested lists
+    without numpy; ``torch.from_numpy(a.copy())`` or ``torch.tensor(a)`` for torch) — plus
+    ``pixel_values`` and ``image_grid_thw`` (a ``None`` per row: no images). ``seq_len <= 0``
+    raises ``TokenizerValueError``."""
+
+def async_packed_tensors_from_tokenized_results(
+    results: Sequence[Any],
+    seq_len: int,
+    pad_token_id: int = -100,
+    truncate_long_results: bool = True,
+    advantage_balance: float = 0.0,
+    pack_results: bool = True,
+    seed: Optional[int] = None,
+    *,
+    verbosity: int = 1,
+) -> Awaitable[Dict[str, Any]]:
+    """Awaitable ``packed_tensors_from_tokenized_results``, run on the core scheduler."""
+
 def scheduler_info() -> Dict[str, int]:
     """The core scheduler's worker ``threads`` (``YIELDTOK_THREADS``, default one per core) and
     the number of ``queued`` jobs (for tests and metrics)."""
+
+def wait_for_engine_loads() -> None:
+    """Block (without the GIL) until no fast-engine build is queued or running in this process.
+    Builds start in the background on a tokenizer's first ids-only use; tests and benchmarks
+    that measure CPU call this first."""
 
 @final
 class Encoding:
@@ -226,6 +398,91 @@ class Tokenizer:
         """Awaitable ``decode``."""
     def async_decode_batch(self, sequences: Sequence[Iterable[int]], skip_special_tokens: bool = True) -> Awaitable[List[str]]:
         """Awaitable ``decode_batch``."""
+
+    # -- trajectories (OpenPipe ART 0.5.18's names and results) ----------------------------------
+    def tokenize_trajectory_groups(
+        self,
+        groups: _TrajectoryInput,
+        allow_training_without_logprobs: bool = False,
+        scale_rewards: bool = True,
+        shuffle_group_trajectories: bool = True,
+        drop_zero_advantage_trajectories: bool = True,
+        chat_template_kwargs: Optional[Mapping[str, Any]] = None,
+        seed: Optional[int] = None,
+        *,
+        chat_template_tool_schema_format: str = "default",
+        validate_sampled_tokens: bool = True,
+        chat_template: Optional[str] = None,
+    ) -> List[TokenizedResult]:
+        """ART 0.5.18's ``tokenize_trajectory_groups(tokenizer, groups, ...)``: the same results
+        (ids, masks, logprobs, advantages, weights, prompt ids and lengths, order), with this
+        tokenizer's chat template rendered like transformers 5.2. Every history is tokenized in
+        parallel on the core's pool with the GIL released.
+
+        ``groups``: a list of groups (a group is a list of trajectories or
+        ``{"trajectories": [...]}``) in any input form (see ``_TrajectoryInput``): Python data,
+        ART's pydantic objects, JSON ``bytes``/``str``, or a JSON / JSON Lines path. Python
+        objects are written to JSON by the binding (the only part holding the GIL); bytes and
+        paths are parsed without it.
+
+        ``seed`` seeds the prompt-id draws and per-group shuffles exactly as
+        ``random.seed(seed)`` right before ART's call would (``None``: fresh entropy).
+        ``chat_template_tool_schema_format`` is ART's (``"default"`` or ``"vllm_openai"``).
+        ``validate_sampled_tokens`` (yieldtok's addition, default on): a sampled id outside the
+        vocabulary, a token string that is not in it, or a sentinel collision fails the
+        trajectory instead of being spliced silently as ART does; ``False`` gives ART's output.
+        ``chat_template``: a template source to use instead of the tokenizer's.
+
+        Raises ``TrajectoryError`` if any trajectory fails (missing fields, an out-of-vocabulary
+        id, ART's own errors such as a final Choice without logprobs): the error carries the
+        results of everything else (``e.results``) and where and why each one failed
+        (``e.errors``). ``TokenizerValueError`` if the tokenizer has no chat template."""
+    def tokenize_trajectory(
+        self,
+        history: _TrajectoryInput,
+        advantage: float = 0.0,
+        allow_training_without_logprobs: bool = False,
+        chat_template_kwargs: Optional[Mapping[str, Any]] = None,
+        *,
+        chat_template_tool_schema_format: str = "default",
+        validate_sampled_tokens: bool = True,
+        chat_template: Optional[str] = None,
+    ) -> Optional[TokenizedResult]:
+        """ART's ``tokenize_trajectory`` for one history: a ``History``/``Trajectory`` (its own
+        ``messages_and_choices`` and ``tools``; additional histories are ignored) or a bare
+        ``messages_and_choices`` list, in any input form. ``weight``, ``prompt_id`` and
+        ``prompt_length`` stay 0, as ART leaves them. Returns ``None`` when the history has no
+        trainable message; raises ``TrajectoryError`` (with no results) when it fails."""
+    def async_tokenize_trajectory_groups(
+        self,
+        groups: _TrajectoryInput,
+        allow_training_without_logprobs: bool = False,
+        scale_rewards: bool = True,
+        shuffle_group_trajectories: bool = True,
+        drop_zero_advantage_trajectories: bool = True,
+        chat_template_kwargs: Optional[Mapping[str, Any]] = None,
+        seed: Optional[int] = None,
+        *,
+        chat_template_tool_schema_format: str = "default",
+        validate_sampled_tokens: bool = True,
+        chat_template: Optional[str] = None,
+    ) -> Awaitable[List[TokenizedResult]]:
+        """Awaitable ``tokenize_trajectory_groups``: runs on the core scheduler, so the event loop
+        keeps running. Python objects are written to JSON on the calling thread first (that step
+        needs the GIL); pass JSON bytes or a path to keep the loop entirely free. Cancelling the
+        awaiting task skips the histories not yet started."""
+    def async_tokenize_trajectory(
+        self,
+        history: _TrajectoryInput,
+        advantage: float = 0.0,
+        allow_training_without_logprobs: bool = False,
+        chat_template_kwargs: Optional[Mapping[str, Any]] = None,
+        *,
+        chat_template_tool_schema_format: str = "default",
+        validate_sampled_tokens: bool = True,
+        chat_template: Optional[str] = None,
+    ) -> Awaitable[Optional[TokenizedResult]]:
+        """Awaitable ``tokenize_trajectory``, run on the core scheduler."""
     def __reduce__(self) -> Tuple[Any, Tuple[str]]: ...
 
 @final
