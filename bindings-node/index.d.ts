@@ -235,6 +235,8 @@ export interface TrajectoryErrorInfo {
   message: string
   /** The reason alone. */
   reason: string
+  /** A stable name of the kind of failure (`missing_role`, `token_id_out_of_vocabulary`, ...). */
+  kind: string
   /** The exception ART 0.5.18 raises in the same situation, if any. */
   artException?: string
   group?: number

@@ -250,6 +250,8 @@ export interface TrajectoryErrorInfo {
   message: string
   /** What, without where. */
   reason: string
+  /** A stable name of the kind of failure (`missing_role`, `token_id_out_of_vocabulary`, ...). */
+  kind: string
   /** The exception ART 0.5.18 raises in the same situation (`'ValueError'`, ...), if any. */
   artException?: string | null
   group?: number | null

@@ -106,6 +106,8 @@ pub struct TrajectoryErrorInfo {
     pub message: String,
     /// The reason alone.
     pub reason: String,
+    /// A stable name of the kind of failure (`missing_role`, `token_id_out_of_vocabulary`, ...).
+    pub kind: String,
     /// The exception ART 0.5.18 raises in the same situation, if any.
     pub art_exception: Option<String>,
     pub group: Option<u32>,
@@ -182,6 +184,7 @@ fn error_js(e: TrajectoryError) -> TrajectoryErrorInfo {
     TrajectoryErrorInfo {
         message: e.to_string(),
         reason: e.kind.to_string(),
+        kind: e.kind.name().to_string(),
         art_exception: e.kind.art_exception().map(str::to_string),
         group: l.group.map(u32_of),
         trajectory: l.trajectory.map(u32_of),

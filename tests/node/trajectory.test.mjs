@@ -226,7 +226,7 @@ test('per-trajectory errors reject with a TrajectoryError that keeps every other
   const locs = err.errors.map((e) => [e.group, e.trajectory]).sort()
   assert.deepEqual(locs, [[1, 1], [1, 2]])
   for (const e of err.errors) assert.ok(typeof e.message === 'string' && typeof e.reason === 'string' && e.message.endsWith(e.reason))
-  assert.ok(err.errors.some((e) => /out of the vocabulary/.test(e.reason)))
+  assert.ok(err.errors.some((e) => /out of the vocabulary/.test(e.reason) && e.kind === 'token_id_out_of_vocabulary'))
   // the rest: group 0 whole, and group 1's good trajectories
   assert.deepEqual(err.results.map((r) => r.groupIndex).sort(), [0, 0, 1, 1])
   assert.deepEqual(err.results.filter((r) => r.groupIndex === 0), good, 'group 0 is unaffected')
