@@ -2,14 +2,15 @@
 //!
 //! * Sync calls release the GIL (`py.detach`) for anything but tiny inputs.
 //! * Awaitables: the core's runtime-agnostic `EncodeFuture` runs its pieces on the core
-//!   scheduler's bounded pool; pyo3-async-runtimes (tokio) only bridges completion to asyncio.
-//!   The bridge runtime is deliberately tiny — one worker and at most two blocking threads
-//!   (pyo3-async-runtimes resolves asyncio futures from the blocking pool) — so thousands of
+//!   scheduler's bounded pool; the bridge (`bridge.rs`, on pyo3-async-runtimes' tokio runtime)
+//!   only hands completion to asyncio. The bridge runtime is deliberately tiny — one worker
+//!   and at most two blocking threads (results are delivered from the blocking pool) — so thousands of
 //!   concurrent awaits never grow the thread count. Work that is not an encode (decode,
 //!   trajectories, packing) runs as `TaskFuture`s on the same pool (`Tokenizer::spawn`).
 
 use pyo3::prelude::*;
 
+mod bridge;
 mod chat;
 mod encoding;
 mod errors;
@@ -61,6 +62,7 @@ fn _yieldtok(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scheduler_info, m)?)?;
     m.add_function(wrap_pyfunction!(wait_for_engine_loads, m)?)?;
     errors::register(m)?;
+    bridge::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyString, PyTuple};
 use crate::encoding::{BatchEncoding, EncData, Encoding};
 use crate::errors::{guard, to_pyerr, TokenizerValueError};
 use crate::trajectory::{options, run_async, run_detached, GroupsCall, HistoryCall, JsonInput, Prepared};
-use yieldtok::{EncodeOptions, JobHandle, Output};
+use yieldtok::{EncodeOptions, Output};
 
 /// Work on at least this many bytes (or ids) releases the GIL; below it the GIL hand-off would
 /// cost more than the work (well under a millisecond).
@@ -89,42 +89,7 @@ fn not_supported(pair: Option<&Bound<'_, PyAny>>, is_pretokenized: bool) -> PyRe
     Ok(())
 }
 
-/// The async bridge: `fut` runs on the core scheduler, pyo3-async-runtimes resolves an asyncio
-/// future (under asyncio or uvloop) and, if that future is cancelled, drops `fut`, which
-/// cancels the remaining pieces of its jobs.
-pub(crate) fn bridge<'py, T, F>(py: Python<'py>, fut: F, handles: Vec<JobHandle>) -> PyResult<Bound<'py, PyAny>>
-where
-    F: std::future::Future<Output = PyResult<T>> + Send + 'static,
-    T: for<'a> IntoPyObject<'a> + Send + 'static,
-{
-    crate::runtime();
-    let py_fut = pyo3_async_runtimes::tokio::future_into_py(py, fut)?;
-    if !handles.is_empty() {
-        // Cancel the jobs right on the event-loop thread when the asyncio future is cancelled,
-        // instead of waiting for the bridge thread to be scheduled and drop the Rust future
-        // (which it also does).
-        py_fut.call_method1(pyo3::intern!(py, "add_done_callback"), (CancelJobs { handles },))?;
-    }
-    Ok(py_fut)
-}
-
-/// Done-callback of an awaitable: if the asyncio future was cancelled, cancel its jobs.
-#[pyclass(frozen, module = "yieldtok", name = "_CancelJobs")]
-struct CancelJobs {
-    handles: Vec<JobHandle>,
-}
-
-#[pymethods]
-impl CancelJobs {
-    fn __call__(&self, fut: &Bound<'_, PyAny>) -> PyResult<()> {
-        if fut.call_method0(pyo3::intern!(fut.py(), "cancelled"))?.is_truthy()? {
-            for h in &self.handles {
-                h.cancel();
-            }
-        }
-        Ok(())
-    }
-}
+pub(crate) use crate::bridge::bridge;
 
 /// A tokenizer (thread-safe; share one across threads and tasks).
 #[pyclass(frozen, module = "yieldtok")]
