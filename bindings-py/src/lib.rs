@@ -3,9 +3,11 @@
 //! * Sync calls release the GIL (`py.detach`) for anything but tiny inputs.
 //! * Awaitables: the core's runtime-agnostic `EncodeFuture` runs its pieces on the core
 //!   scheduler's bounded pool; the bridge (`bridge.rs`, on pyo3-async-runtimes' tokio runtime)
-//!   only hands completion to asyncio. The bridge runtime is deliberately tiny — one worker
-//!   and at most two blocking threads (results are delivered from the blocking pool) — so thousands of
-//!   concurrent awaits never grow the thread count. Work that is not an encode (decode,
+//!   only hands completion to asyncio. The bridge runtime is deliberately small — two workers
+//!   (a long encode's final poll assembles its result, ~10 ms for 128k tokens; the second
+//!   worker keeps completing short requests meanwhile) and at most two blocking threads
+//!   (results are delivered from the blocking pool) — so thousands of concurrent awaits never
+//!   grow the thread count. Work that is not an encode (decode,
 //!   trajectories, packing) runs as `TaskFuture`s on the same pool (`Tokenizer::spawn`).
 
 use pyo3::prelude::*;
@@ -24,7 +26,7 @@ pub(crate) fn runtime() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let mut b = tokio::runtime::Builder::new_multi_thread();
-        b.worker_threads(1).max_blocking_threads(2).thread_name("yieldtok-bridge");
+        b.worker_threads(2).max_blocking_threads(2).thread_name("yieldtok-bridge");
         pyo3_async_runtimes::tokio::init(b);
     });
 }

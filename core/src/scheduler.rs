@@ -5,7 +5,8 @@
 //! request therefore waits for at most about one piece per worker, never for a whole long
 //! request. Pieces of one job run on several workers at once when nothing else is waiting.
 //!
-//! The pool is a `rayon` pool (default: one thread per core, `YIELDTOK_THREADS` to change it);
+//! The pool is a `rayon` pool (default: one thread per core, `YIELDTOK_THREADS` to change it)
+//! whose threads run at a lower priority than the host's (see [`DEFAULT_WORKER_NICE`]);
 //! the sync batch API runs on the same pool, so the library never has more threads than that.
 //! Each queued job holds exactly one "run the best job" task in the pool, so the pool's own
 //! queue order does not matter: the choice is made here, when a worker is free.
@@ -60,6 +61,28 @@ struct Shared {
     queue: Mutex<Queue>,
 }
 
+/// Nice value of the workers (Linux): `YIELDTOK_WORKER_NICE`, default 5. The host's own
+/// threads — an event loop, a bridge thread handing a result over — then win the CPU as soon
+/// as they wake, even while every worker is busy with long encodes; the workers still get all
+/// the CPU nothing else wants. 0 keeps the workers at the host's priority.
+pub const DEFAULT_WORKER_NICE: i32 = 5;
+
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let nice = std::env::var("YIELDTOK_WORKER_NICE").ok().and_then(|v| v.parse::<i32>().ok()).unwrap_or(DEFAULT_WORKER_NICE);
+        if nice > 0 {
+            // SAFETY: plain syscalls on the calling thread (setpriority with a thread id sets
+            // that thread's nice value on Linux).
+            unsafe {
+                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+                libc::setpriority(libc::PRIO_PROCESS, tid, (now + nice).min(19));
+            }
+        }
+    }
+}
+
 /// A bounded pool of workers and a fair queue of jobs. Cheap to clone.
 #[derive(Clone)]
 pub struct Scheduler {
@@ -79,6 +102,7 @@ impl Scheduler {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("yieldtok-{i}"))
+            .start_handler(|_| lower_priority())
             // Pieces catch their own panics; this only keeps a stray one from aborting the host.
             .panic_handler(|_| {})
             .build()
