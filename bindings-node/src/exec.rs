@@ -3,10 +3,11 @@
 //! happens on the calling (JS) thread and only queues the work on the core scheduler. The
 //! wake-up comes from the scheduler worker that finishes the work. A light task is polled again
 //! right there (a finished `TaskFuture` hands over its result; a short encode is assembled in
-//! microseconds); a heavy one is polled on the binding's helper thread, because the final poll
-//! of an encode assembles the result (the core does that in the consumer's `poll`), which takes
-//! milliseconds for 100k tokens and must neither hold a scheduler worker nor run on the JS
-//! thread. `on_done` runs on the thread that polled the future to completion.
+//! microseconds); a heavy one is polled on the binding's helper thread, because what follows
+//! its final poll — converting 100k+ offsets to UTF-16 and flattening them (the core has
+//! already assembled the result on its pool) — takes milliseconds and must neither hold a
+//! scheduler worker nor run on the JS thread. `on_done` runs on the thread that polled the
+//! future to completion.
 //!
 //! A wake never blocks: if another thread is polling at that moment, the wake only marks the
 //! task as notified and that thread polls once more; a heavy task has at most one poll queued

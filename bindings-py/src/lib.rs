@@ -3,11 +3,11 @@
 //! * Sync calls release the GIL (`py.detach`) for anything but tiny inputs.
 //! * Awaitables: the core's runtime-agnostic `EncodeFuture` runs its pieces on the core
 //!   scheduler's bounded pool; the bridge (`bridge.rs`, on pyo3-async-runtimes' tokio runtime)
-//!   only hands completion to asyncio. The bridge runtime is deliberately small — two workers
-//!   (a long encode's final poll assembles its result, ~10 ms for 128k tokens; the second
-//!   worker keeps completing short requests meanwhile) and at most two blocking threads
-//!   (results are delivered from the blocking pool) — so thousands of concurrent awaits never
-//!   grow the thread count. Work that is not an encode (decode,
+//!   only hands completion to asyncio (long results arrive assembled: the core assembles them
+//!   on its pool). The bridge runtime is deliberately small — two workers (measured: fewer
+//!   short requests stuck behind a long one's hand-over than with one) and at most two blocking
+//!   threads (results are delivered from the blocking pool) — so thousands of concurrent
+//!   awaits never grow the thread count. Work that is not an encode (decode,
 //!   trajectories, packing) runs as `TaskFuture`s on the same pool (`Tokenizer::spawn`).
 
 use pyo3::prelude::*;

@@ -38,13 +38,15 @@ struct State {
     taken: AtomicBool,
     waker: Mutex<Option<Waker>>,
     completed: AtomicBool,
+    assembly_queued: AtomicBool,
 }
 
 impl State {
-    /// The last piece is done (or the job was cancelled or failed): wake the consumer. The
-    /// result is assembled by the consumer in `poll`, not here, so that a scheduler worker
-    /// never spends a long job's assembly time (tens of ms for 100k+ tokens) while short
-    /// requests wait for it.
+    /// The last piece is done (or the job was cancelled or failed): wake the consumer. A short
+    /// job's result is assembled by the consumer in `poll` (microseconds); a long job's was
+    /// assembled by the scheduler as a queued unit of work behind shorter requests, so neither
+    /// a worker holding up short requests nor the consumer's thread (a host's bridge or event
+    /// loop) pays for it.
     fn deliver(&self) {
         if self.completed.swap(true, Ordering::AcqRel) {
             return;
@@ -75,6 +77,9 @@ impl crate::scheduler::Task for State {
     }
     fn complete(&self) {
         self.deliver()
+    }
+    fn claim_assembly(&self) -> bool {
+        !self.assembly_queued.swap(true, Ordering::AcqRel)
     }
 }
 
@@ -117,7 +122,13 @@ impl EncodeFuture {
 }
 
 fn new_state(job: EncodeJob) -> Arc<State> {
-    Arc::new(State { job, taken: AtomicBool::new(false), waker: Mutex::new(None), completed: AtomicBool::new(false) })
+    Arc::new(State {
+        job,
+        taken: AtomicBool::new(false),
+        waker: Mutex::new(None),
+        completed: AtomicBool::new(false),
+        assembly_queued: AtomicBool::new(false),
+    })
 }
 
 impl Future for EncodeFuture {

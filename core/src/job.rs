@@ -150,7 +150,14 @@ pub struct EncodeJob {
     /// Measured encode cost, seconds per byte (an `f64`'s bits; 0: not measured yet), a moving
     /// average over the pieces run by [`step`](Self::step).
     cost: AtomicU64,
+    /// The result, assembled ahead of [`finish`](Self::finish) by [`prepare`](Self::prepare).
+    prepared: Mutex<Option<Result<JobOutput>>>,
 }
+
+/// Jobs over this many bytes are assembled on the scheduler's pool, as one more unit of work
+/// queued behind shorter requests, instead of in the consumer's `poll` (which may be a host's
+/// bridge or event-loop thread): assembling 100k+ tokens takes milliseconds.
+pub const POOL_ASSEMBLY_MIN_BYTES: usize = 64 * 1024;
 
 impl EncodeJob {
     pub(crate) fn new(inner: Arc<Inner>, text: Arc<str>, opts: EncodeOptions) -> Self {
@@ -171,6 +178,7 @@ impl EncodeJob {
             done_bytes: AtomicUsize::new(0),
             cancelled: AtomicBool::new(false),
             cost: AtomicU64::new(0),
+            prepared: Mutex::new(None),
         }
     }
 
@@ -373,8 +381,29 @@ impl EncodeJob {
         });
     }
 
+    /// Whether the scheduler should assemble this job's result on its pool (see
+    /// [`POOL_ASSEMBLY_MIN_BYTES`]).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
+    pub(crate) fn wants_pool_assembly(&self) -> bool {
+        self.text.len() >= POOL_ASSEMBLY_MIN_BYTES && !self.is_cancelled()
+    }
+
+    /// Assemble the result now and keep it for [`finish`](Self::finish).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
+    pub(crate) fn prepare(&self) {
+        let r = self.assemble();
+        *self.prepared.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+    }
+
     /// Assemble the result. Errors if a piece failed, the job was cancelled, or pieces remain.
     pub fn finish(&self) -> Result<JobOutput> {
+        if let Some(r) = self.prepared.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return r;
+        }
+        self.assemble()
+    }
+
+    fn assemble(&self) -> Result<JobOutput> {
         if self.is_cancelled() {
             return Err(Error::Cancelled);
         }

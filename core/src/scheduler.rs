@@ -21,13 +21,20 @@ use crate::job::EncodeJob;
 /// Something the scheduler can advance one piece at a time.
 pub(crate) trait Task: Send + Sync {
     fn job(&self) -> &EncodeJob;
-    /// Called once, by the worker that completes the last piece (or notices cancellation).
+    /// Called once, by the worker that completes the last piece (or notices cancellation), or
+    /// after the assembly the scheduler queued.
     fn complete(&self);
+    /// `true` exactly once: the caller queues the job's assembly (several workers may see the
+    /// job done at the same time).
+    fn claim_assembly(&self) -> bool;
 }
 
 struct Entry {
     key: (u64, usize, u64),
     task: Arc<dyn Task>,
+    /// Not a piece: assemble the finished job's result (long jobs; see
+    /// [`POOL_ASSEMBLY_MIN_BYTES`](crate::job::POOL_ASSEMBLY_MIN_BYTES)).
+    assemble: bool,
 }
 
 impl PartialEq for Entry {
@@ -142,48 +149,62 @@ impl Scheduler {
         let remaining = task.job().remaining_bytes();
         let mut q = self.lock();
         let clock = q.clock;
-        self.push(&mut q, clock, remaining, task);
+        self.push(&mut q, clock, remaining, task, false);
     }
 
-    fn push(&self, q: &mut Queue, service: u64, remaining: usize, task: Arc<dyn Task>) {
+    fn push(&self, q: &mut Queue, service: u64, remaining: usize, task: Arc<dyn Task>, assemble: bool) {
         q.seq += 1;
         let key = (service, remaining, q.seq);
-        q.heap.push(Reverse(Entry { key, task }));
+        q.heap.push(Reverse(Entry { key, task, assemble }));
         let me = self.clone();
         self.shared.pool.spawn(move || me.run_best());
     }
 
     /// One pool task: pick the least-served job, claim a piece, requeue the job if more
-    /// remains (so another worker can take its next piece), run the piece.
+    /// remains (so another worker can take its next piece), run the piece. A long job's last
+    /// piece queues its assembly as one more entry, keyed like its next piece would be, so
+    /// shorter requests still go first.
     fn run_best(&self) {
         let (entry, claim) = {
             let mut q = self.lock();
             let Some(Reverse(entry)) = q.heap.pop() else { return };
             q.clock = q.clock.max(entry.key.0);
-            let claim = entry.task.job().claim();
+            let claim = if entry.assemble { None } else { entry.task.job().claim() };
             (entry, claim)
         };
         let task = entry.task;
+        if entry.assemble {
+            let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
+            task.complete();
+            return;
+        }
         let Some(claim) = claim else {
             // Nothing left to claim: cancelled, failed, or its last pieces are running elsewhere.
-            self.maybe_complete(&task);
+            self.maybe_complete(&task, entry.key.0);
             return;
         };
+        let service = entry.key.0 + claim.len() as u64;
         if task.job().has_unclaimed() {
             let remaining = task.job().remaining_bytes();
-            let service = entry.key.0 + claim.len() as u64;
             let mut q = self.lock();
-            self.push(&mut q, service, remaining, task.clone());
+            self.push(&mut q, service, remaining, task.clone(), false);
         }
         // `run` catches panics of the pipeline itself; this guards the bookkeeping around it.
         let _ = catch_unwind(AssertUnwindSafe(|| task.job().run(claim)));
-        self.maybe_complete(&task);
+        self.maybe_complete(&task, service);
     }
 
-    fn maybe_complete(&self, task: &Arc<dyn Task>) {
-        if task.job().is_done() {
+    fn maybe_complete(&self, task: &Arc<dyn Task>, service: u64) {
+        let job = task.job();
+        if !job.is_done() {
+            return;
+        }
+        if job.wants_pool_assembly() && task.claim_assembly() {
+            let weight = job.text().len();
+            let mut q = self.lock();
+            self.push(&mut q, service, weight, task.clone(), true);
+        } else {
             task.complete();
         }
     }
 }
-

@@ -233,3 +233,18 @@ fn time_budgeted_steps_size_their_pieces() {
     while !job.step(yieldtok::Budget::time(Duration::from_micros(300))) {}
     assert_eq!(job.finish().unwrap().into_encoding().unwrap(), reference(&tok, &doc, true));
 }
+
+#[test]
+fn long_async_results_are_assembled_on_the_pool_and_exact() {
+    let tok = fixture("qwen3");
+    let text = yieldtok::corpus::document(3 * yieldtok::job::POOL_ASSEMBLY_MIN_BYTES);
+    // Several at once, so assembly entries interleave with pieces of the other jobs.
+    let futs: Vec<_> = (0..3).map(|_| tok.encode_async(text.as_str(), EncodeOptions::default())).collect();
+    let short = tok.encode_async("a short one", EncodeOptions::default());
+    assert_eq!(block_on(short).unwrap().into_encoding().unwrap(), reference(&tok, "a short one", true));
+    for f in futs {
+        assert_eq!(block_on(f).unwrap().into_encoding().unwrap(), reference(&tok, &text, true));
+    }
+    let ids = block_on(tok.encode_async(text.as_str(), EncodeOptions { output: Output::Ids, ..Default::default() })).unwrap();
+    assert_eq!(ids.into_ids(), reference(&tok, &text, true).ids);
+}
