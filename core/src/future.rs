@@ -44,9 +44,8 @@ struct State {
 impl State {
     /// The last piece is done (or the job was cancelled or failed): wake the consumer. A short
     /// job's result is assembled by the consumer in `poll` (microseconds); a long job's was
-    /// assembled by the scheduler as a queued unit of work behind shorter requests, so neither
-    /// a worker holding up short requests nor the consumer's thread (a host's bridge or event
-    /// loop) pays for it.
+    /// assembled by the scheduler's assembler thread, so neither a worker holding up short
+    /// requests nor the consumer's thread (a host's bridge or event loop) pays for it.
     fn deliver(&self) {
         if self.completed.swap(true, Ordering::AcqRel) {
             return;

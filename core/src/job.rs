@@ -154,9 +154,10 @@ pub struct EncodeJob {
     prepared: Mutex<Option<Result<JobOutput>>>,
 }
 
-/// Jobs over this many bytes are assembled on the scheduler's pool, as one more unit of work
-/// queued behind shorter requests, instead of in the consumer's `poll` (which may be a host's
-/// bridge or event-loop thread): assembling 100k+ tokens takes milliseconds.
+/// Jobs over this many bytes run by the scheduler have their result assembled on the
+/// scheduler's assembler thread, instead of in the consumer's `poll` (which may be a host's
+/// bridge or event-loop thread) or on a worker (where short requests would wait for it):
+/// assembling 100k+ tokens takes milliseconds.
 pub const POOL_ASSEMBLY_MIN_BYTES: usize = 64 * 1024;
 
 impl EncodeJob {
@@ -381,7 +382,7 @@ impl EncodeJob {
         });
     }
 
-    /// Whether the scheduler should assemble this job's result on its pool (see
+    /// Whether the scheduler should assemble this job's result on its assembler thread (see
     /// [`POOL_ASSEMBLY_MIN_BYTES`]).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
     pub(crate) fn wants_pool_assembly(&self) -> bool {

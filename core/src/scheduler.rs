@@ -22,19 +22,16 @@ use crate::job::EncodeJob;
 pub(crate) trait Task: Send + Sync {
     fn job(&self) -> &EncodeJob;
     /// Called once, by the worker that completes the last piece (or notices cancellation), or
-    /// after the assembly the scheduler queued.
+    /// by the assembler thread once a long job's result is assembled.
     fn complete(&self);
-    /// `true` exactly once: the caller queues the job's assembly (several workers may see the
-    /// job done at the same time).
+    /// `true` exactly once: the caller hands the job to the assembler (several workers may
+    /// see the job done at the same time).
     fn claim_assembly(&self) -> bool;
 }
 
 struct Entry {
     key: (u64, usize, u64),
     task: Arc<dyn Task>,
-    /// Not a piece: assemble the finished job's result (long jobs; see
-    /// [`POOL_ASSEMBLY_MIN_BYTES`](crate::job::POOL_ASSEMBLY_MIN_BYTES)).
-    assemble: bool,
 }
 
 impl PartialEq for Entry {
@@ -149,62 +146,85 @@ impl Scheduler {
         let remaining = task.job().remaining_bytes();
         let mut q = self.lock();
         let clock = q.clock;
-        self.push(&mut q, clock, remaining, task, false);
+        self.push(&mut q, clock, remaining, task);
     }
 
-    fn push(&self, q: &mut Queue, service: u64, remaining: usize, task: Arc<dyn Task>, assemble: bool) {
+    fn push(&self, q: &mut Queue, service: u64, remaining: usize, task: Arc<dyn Task>) {
         q.seq += 1;
         let key = (service, remaining, q.seq);
-        q.heap.push(Reverse(Entry { key, task, assemble }));
+        q.heap.push(Reverse(Entry { key, task }));
         let me = self.clone();
         self.shared.pool.spawn(move || me.run_best());
     }
 
     /// One pool task: pick the least-served job, claim a piece, requeue the job if more
-    /// remains (so another worker can take its next piece), run the piece. A long job's last
-    /// piece queues its assembly as one more entry, keyed like its next piece would be, so
-    /// shorter requests still go first.
+    /// remains (so another worker can take its next piece), run the piece.
     fn run_best(&self) {
         let (entry, claim) = {
             let mut q = self.lock();
             let Some(Reverse(entry)) = q.heap.pop() else { return };
             q.clock = q.clock.max(entry.key.0);
-            let claim = if entry.assemble { None } else { entry.task.job().claim() };
+            let claim = entry.task.job().claim();
             (entry, claim)
         };
         let task = entry.task;
-        if entry.assemble {
-            let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
-            task.complete();
-            return;
-        }
         let Some(claim) = claim else {
             // Nothing left to claim: cancelled, failed, or its last pieces are running elsewhere.
-            self.maybe_complete(&task, entry.key.0);
+            maybe_complete(&task);
             return;
         };
-        let service = entry.key.0 + claim.len() as u64;
         if task.job().has_unclaimed() {
             let remaining = task.job().remaining_bytes();
+            let service = entry.key.0 + claim.len() as u64;
             let mut q = self.lock();
-            self.push(&mut q, service, remaining, task.clone(), false);
+            self.push(&mut q, service, remaining, task.clone());
         }
         // `run` catches panics of the pipeline itself; this guards the bookkeeping around it.
         let _ = catch_unwind(AssertUnwindSafe(|| task.job().run(claim)));
-        self.maybe_complete(&task, service);
+        maybe_complete(&task);
     }
+}
 
-    fn maybe_complete(&self, task: &Arc<dyn Task>, service: u64) {
-        let job = task.job();
-        if !job.is_done() {
-            return;
-        }
-        if job.wants_pool_assembly() && task.claim_assembly() {
-            let weight = job.text().len();
-            let mut q = self.lock();
-            self.push(&mut q, service, weight, task.clone(), true);
-        } else {
-            task.complete();
-        }
+/// The job is done: complete it, or, for a long one, hand it to the assembler thread first.
+fn maybe_complete(task: &Arc<dyn Task>) {
+    let job = task.job();
+    if !job.is_done() {
+        return;
+    }
+    if job.wants_pool_assembly() && task.claim_assembly() {
+        assemble_then_complete(task.clone());
+    } else {
+        task.complete();
+    }
+}
+
+/// Assemble long jobs' results on one process-wide thread (`yieldtok-assemble`, at the
+/// workers' priority): not on a worker, where it would hold up short requests for the
+/// milliseconds 100k+ tokens take, and not in the consumer's `poll`, which may run on a host's
+/// bridge or event-loop thread. Falls back to completing at once (assembly in `poll`) if the
+/// thread cannot start.
+fn assemble_then_complete(task: Arc<dyn Task>) {
+    use std::sync::mpsc::{channel, Sender};
+    static ASSEMBLER: OnceLock<Option<Mutex<Sender<Arc<dyn Task>>>>> = OnceLock::new();
+    let sender = ASSEMBLER.get_or_init(|| {
+        let (tx, rx) = channel::<Arc<dyn Task>>();
+        std::thread::Builder::new()
+            .name("yieldtok-assemble".into())
+            .spawn(move || {
+                lower_priority();
+                for task in rx {
+                    let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
+                    task.complete();
+                }
+            })
+            .ok()
+            .map(|_| Mutex::new(tx))
+    });
+    let unsent = match sender {
+        Some(tx) => tx.lock().unwrap_or_else(|e| e.into_inner()).send(task).err().map(|e| e.0),
+        None => Some(task),
+    };
+    if let Some(task) = unsent {
+        task.complete();
     }
 }
