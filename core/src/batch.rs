@@ -6,6 +6,9 @@
 //!
 //! Each job wakes the batch through its own waker, which records its index, so a wake-up
 //! polls only the jobs that asked for it (a batch of n texts costs O(n) polls, not O(n²)).
+//! A small batch (at most [`SMALL_BATCH_BYTES`] in all, about a piece's worth of work) is one
+//! task instead: the texts encoded one after the other on one worker, which costs less than a
+//! job per text and holds a worker no longer than a piece does.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,32 +18,43 @@ use std::task::{Context, Poll, Wake, Waker};
 use crate::error::Result;
 use crate::future::{EncodeFuture, JobHandle};
 use crate::job::{JobOutput, Progress};
+use crate::task::{CancelFlag, TaskFuture};
+
+/// Batches up to this many bytes in all run as one task (see the module docs).
+pub const SMALL_BATCH_BYTES: usize = 4 * 1024;
 
 /// Progress and cancellation for a whole batch.
 #[derive(Clone)]
 pub struct BatchHandle {
     jobs: Vec<JobHandle>,
+    /// A small batch's task.
+    task: Option<(CancelFlag, usize)>,
 }
 
 impl BatchHandle {
     /// Cancel every job of the batch that has not finished.
     pub fn cancel(&self) {
         self.jobs.iter().for_each(JobHandle::cancel);
+        if let Some((flag, _)) = &self.task {
+            flag.cancel();
+        }
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.jobs.iter().any(JobHandle::is_cancelled)
+        self.jobs.iter().any(JobHandle::is_cancelled) || self.task.as_ref().is_some_and(|(f, _)| f.is_cancelled())
     }
 
-    /// Bytes done / total over the whole batch.
+    /// Bytes done / total over the whole batch (a small batch reports 0 done until it is).
     pub fn progress(&self) -> Progress {
-        self.jobs.iter().map(JobHandle::progress).fold(Progress { done_bytes: 0, total_bytes: 0 }, |a, p| Progress {
+        let start = Progress { done_bytes: 0, total_bytes: self.task.as_ref().map_or(0, |(_, n)| *n) };
+        self.jobs.iter().map(JobHandle::progress).fold(start, |a, p| Progress {
             done_bytes: a.done_bytes + p.done_bytes,
             total_bytes: a.total_bytes + p.total_bytes,
         })
     }
 
-    /// The handles of the individual jobs, in input order.
+    /// The handles of the individual jobs, in input order (none for a small batch run as one
+    /// task; [`cancel`](Self::cancel) covers both).
     pub fn jobs(&self) -> &[JobHandle] {
         &self.jobs
     }
@@ -75,6 +89,8 @@ impl Wake for JobWaker {
 /// The future of a batch encode: every output in input order, or the first error.
 #[must_use = "futures do nothing unless polled"]
 pub struct BatchFuture {
+    /// A small batch: one task.
+    task: Option<TaskFuture<Vec<JobOutput>>>,
     futs: Vec<Option<EncodeFuture>>,
     outs: Vec<Option<JobOutput>>,
     wakers: Vec<Waker>,
@@ -86,11 +102,12 @@ pub struct BatchFuture {
 
 impl BatchFuture {
     pub(crate) fn new(futs: Vec<EncodeFuture>) -> Self {
-        let handle = BatchHandle { jobs: futs.iter().map(EncodeFuture::handle).collect() };
+        let handle = BatchHandle { jobs: futs.iter().map(EncodeFuture::handle).collect(), task: None };
         let n = futs.len();
         let ready = Arc::new(Ready::default());
         let wakers = (0..n).map(|index| Waker::from(Arc::new(JobWaker { index, ready: ready.clone() }))).collect();
         BatchFuture {
+            task: None,
             futs: futs.into_iter().map(Some).collect(),
             outs: (0..n).map(|_| None).collect(),
             wakers,
@@ -101,17 +118,36 @@ impl BatchFuture {
         }
     }
 
+    /// A small batch as one task; `total_bytes` for progress.
+    pub(crate) fn small(task: TaskFuture<Vec<JobOutput>>, texts: usize, total_bytes: usize) -> Self {
+        let handle = BatchHandle { jobs: Vec::new(), task: Some((task.cancel_flag(), total_bytes)) };
+        BatchFuture {
+            task: Some(task),
+            futs: Vec::new(),
+            outs: Vec::new(),
+            wakers: Vec::new(),
+            ready: Arc::new(Ready::default()),
+            polled: true,
+            left: texts,
+            handle,
+        }
+    }
+
     pub fn handle(&self) -> BatchHandle {
         self.handle.clone()
     }
 
     /// Number of texts in the batch.
     pub fn len(&self) -> usize {
-        self.futs.len()
+        if self.task.is_some() {
+            self.left
+        } else {
+            self.futs.len()
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.futs.is_empty()
+        self.len() == 0
     }
 
     /// Queue every job now instead of at the first poll.
@@ -125,6 +161,9 @@ impl Future for BatchFuture {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let me = &mut *self;
+        if let Some(task) = me.task.as_mut() {
+            return Pin::new(task).poll(cx);
+        }
         {
             let mut parent = me.ready.parent.lock().unwrap_or_else(|e| e.into_inner());
             if !parent.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {

@@ -31,7 +31,17 @@ pub(crate) trait Task: Send + Sync {
 
 struct Entry {
     key: (u64, usize, u64),
-    task: Arc<dyn Task>,
+    work: Work,
+}
+
+/// What a queue entry runs.
+enum Work {
+    /// The next piece of a job.
+    Piece(Arc<dyn Task>),
+    /// A closure run once (a `TaskFuture`: decode, chat template, trajectories), queued like a
+    /// new request so that it waits for at most about one piece per worker, as a short encode
+    /// does.
+    Once(Box<dyn FnOnce() + Send>),
 }
 
 impl PartialEq for Entry {
@@ -146,13 +156,20 @@ impl Scheduler {
         let remaining = task.job().remaining_bytes();
         let mut q = self.lock();
         let clock = q.clock;
-        self.push(&mut q, clock, remaining, task);
+        self.push(&mut q, clock, remaining, Work::Piece(task));
     }
 
-    fn push(&self, q: &mut Queue, service: u64, remaining: usize, task: Arc<dyn Task>) {
+    /// Queue a closure to run once on a worker, as a new request (see [`Work::Once`]).
+    pub(crate) fn submit_once(&self, f: Box<dyn FnOnce() + Send>) {
+        let mut q = self.lock();
+        let clock = q.clock;
+        self.push(&mut q, clock, 0, Work::Once(f));
+    }
+
+    fn push(&self, q: &mut Queue, service: u64, remaining: usize, work: Work) {
         q.seq += 1;
         let key = (service, remaining, q.seq);
-        q.heap.push(Reverse(Entry { key, task }));
+        q.heap.push(Reverse(Entry { key, work }));
         let me = self.clone();
         self.shared.pool.spawn(move || me.run_best());
     }
@@ -160,14 +177,22 @@ impl Scheduler {
     /// One pool task: pick the least-served job, claim a piece, requeue the job if more
     /// remains (so another worker can take its next piece), run the piece.
     fn run_best(&self) {
-        let (entry, claim) = {
+        let (key, task, claim) = {
             let mut q = self.lock();
             let Some(Reverse(entry)) = q.heap.pop() else { return };
             q.clock = q.clock.max(entry.key.0);
-            let claim = entry.task.job().claim();
-            (entry, claim)
+            let task = match entry.work {
+                Work::Piece(task) => task,
+                Work::Once(f) => {
+                    drop(q);
+                    // The closure catches its own panics (`TaskFuture`); this guards the rest.
+                    let _ = catch_unwind(AssertUnwindSafe(f));
+                    return;
+                }
+            };
+            let claim = task.job().claim();
+            (entry.key, task, claim)
         };
-        let task = entry.task;
         let Some(claim) = claim else {
             // Nothing left to claim: cancelled, failed, or its last pieces are running elsewhere.
             maybe_complete(&task);
@@ -175,9 +200,9 @@ impl Scheduler {
         };
         if task.job().has_unclaimed() {
             let remaining = task.job().remaining_bytes();
-            let service = entry.key.0 + claim.len() as u64;
+            let service = key.0 + claim.len() as u64;
             let mut q = self.lock();
-            self.push(&mut q, service, remaining, task.clone());
+            self.push(&mut q, service, remaining, Work::Piece(task.clone()));
         }
         // `run` catches panics of the pipeline itself; this guards the bookkeeping around it.
         let _ = catch_unwind(AssertUnwindSafe(|| task.job().run(claim)));

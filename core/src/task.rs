@@ -3,8 +3,10 @@
 //! runs all of its async work on the core's threads (never on tokio's blocking pool, libuv's
 //! pool or a binding's own threads).
 //!
-//! A [`TaskFuture`] runs its closure once, as one unit of work: native targets queue it on the
-//! scheduler's `rayon` pool when it is created; wasm32 (one thread) runs it at the first poll.
+//! A [`TaskFuture`] runs its closure once, as one unit of work: native targets queue it in the
+//! scheduler's fair queue when it is created (like a new request: it waits for at most about a
+//! piece per worker, not for long jobs to finish); wasm32 (one thread) runs it at the first
+//! poll.
 //! Dropping the future (or [`CancelFlag::cancel`]) before the closure has started means it
 //! never starts; a closure that takes the [`CancelFlag`] (`Tokenizer::spawn_cancellable`) can
 //! also stop between its units of work — trajectory tokenization checks it before each
@@ -82,7 +84,7 @@ impl<T: Send + 'static> TaskFuture<T> {
     pub(crate) fn on(scheduler: &crate::Scheduler, cancelled: CancelFlag, work: Work<T>) -> Self {
         let slot = Self::slot(cancelled);
         let s = slot.clone();
-        scheduler.pool().spawn(move || s.run(work));
+        scheduler.submit_once(Box::new(move || s.run(work)));
         TaskFuture { slot, work: None }
     }
 

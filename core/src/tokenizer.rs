@@ -469,8 +469,21 @@ impl Tokenizer {
 
     /// Encode many texts without blocking: one job per text on the fair scheduler (or in
     /// cooperative slices on wasm32), resolving to the outputs in input order. The first error
-    /// cancels the rest; dropping the future cancels every job still running.
+    /// cancels the rest; dropping the future cancels every job still running. A small batch
+    /// ([`SMALL_BATCH_BYTES`](crate::batch::SMALL_BATCH_BYTES) in all) runs as one task.
     pub fn encode_batch_async<S: Into<Arc<str>>>(&self, texts: impl IntoIterator<Item = S>, opts: EncodeOptions) -> crate::BatchFuture {
+        let texts: Vec<Arc<str>> = texts.into_iter().map(Into::into).collect();
+        let total: usize = texts.iter().map(|t| t.len()).sum();
+        if !texts.is_empty() && total <= crate::batch::SMALL_BATCH_BYTES {
+            let n = texts.len();
+            let task = self.spawn_cancellable(move |tok, cancel| {
+                texts
+                    .iter()
+                    .map(|t| if cancel.is_cancelled() { Err(Error::Cancelled) } else { tok.encode_with(t, &opts) })
+                    .collect()
+            });
+            return crate::BatchFuture::small(task, n, total);
+        }
         crate::BatchFuture::new(texts.into_iter().map(|t| self.encode_async(t, opts.clone())).collect())
     }
 

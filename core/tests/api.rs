@@ -194,6 +194,20 @@ fn batch_futures_keep_order_and_fail_as_a_whole() {
     assert_eq!(h.jobs().len(), 2);
     h.cancel();
     assert!(matches!(block_on(fut), Err(Error::Cancelled)));
+    // A small batch is one task: same results, and its handle cancels it too.
+    let small = tok.encode_batch_async(["one", "two"], EncodeOptions::default());
+    assert!(small.handle().jobs().is_empty() && small.len() == 2);
+    let outs = block_on(small).unwrap();
+    assert_eq!(outs.into_iter().map(|o| o.into_ids()).collect::<Vec<_>>(), tok.encode_batch_ids(&["one", "two"], true).unwrap());
+    // (on one worker kept busy by a long encode, so the cancel lands before the task starts)
+    let one = tok.with_scheduler(Scheduler::new(1));
+    let mut long = one.encode_async(yieldtok::corpus::document(4 << 20), EncodeOptions::default());
+    long.start();
+    std::thread::sleep(Duration::from_millis(5));
+    let small = one.encode_batch_async(["one", "two"], EncodeOptions::default());
+    small.handle().cancel();
+    assert!(matches!(block_on(small), Err(Error::Cancelled)));
+    drop(long);
     // Dropping it cancels every job.
     let mut fut = tok.encode_batch_async([yieldtok::corpus::document(4 << 20)], EncodeOptions::default());
     fut.start();
@@ -247,4 +261,22 @@ fn long_async_results_are_assembled_on_the_pool_and_exact() {
     }
     let ids = block_on(tok.encode_async(text.as_str(), EncodeOptions { output: Output::Ids, ..Default::default() })).unwrap();
     assert_eq!(ids.into_ids(), reference(&tok, &text, true).ids);
+}
+
+#[test]
+fn tasks_do_not_wait_for_long_jobs() {
+    // One worker busy with a long encode: a decode task queued after it runs as a new request
+    // (after about one piece), not after the whole job.
+    let tok = fixture("qwen3").with_scheduler(Scheduler::new(1));
+    let mut long = tok.encode_async(yieldtok::corpus::document(8 << 20), EncodeOptions::default());
+    long.start();
+    let h = long.handle();
+    while h.progress().done_bytes == 0 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let ids = tok.encode_ids("Hello world", false).unwrap();
+    assert_eq!(block_on(tok.decode_async(ids, false)).unwrap(), "Hello world");
+    let p = h.progress();
+    assert!(p.done_bytes < p.total_bytes / 2, "the task waited for {} of {} bytes of the long job", p.done_bytes, p.total_bytes);
+    drop(long);
 }
