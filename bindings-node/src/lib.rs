@@ -18,6 +18,8 @@
 //! `errors`, `promise` (promises settled from other threads), `exec`, `helper`, `offsets`.
 
 #![deny(clippy::all)]
+// napi registers `#[napi]` items only outside `cfg(test)`; in `cargo test` they look unused.
+#![cfg_attr(test, allow(dead_code))]
 
 mod buffers;
 mod cancel;

@@ -97,11 +97,18 @@ fn deliver<T: for<'a> IntoPyObject<'a>>(py: Python<'_>, (event_loop, fut): (Py<P
         Ok(v) => (true, v),
         Err(e) => (false, e.into_value(py).into_any()),
     };
+    let loop_ = event_loop.bind(py);
+    if loop_.call_method0(pyo3::intern!(py, "is_closed")).and_then(|c| c.is_truthy()).unwrap_or(false) {
+        return; // the loop is gone, and with it whoever awaited this
+    }
     let sent = wrap_pyfunction!(_set_if_pending, py)
-        .and_then(|setter| event_loop.call_method1(py, pyo3::intern!(py, "call_soon_threadsafe"), (setter, fut, ok, value)));
+        .and_then(|setter| loop_.call_method1(pyo3::intern!(py, "call_soon_threadsafe"), (setter, fut, ok, value)));
     if let Err(e) = sent {
-        // The loop is closed: nobody is waiting any more.
-        e.write_unraisable(py, None);
+        // Closed between the check and the call: nobody is waiting any more. Anything else is
+        // reported, not swallowed.
+        if !loop_.call_method0(pyo3::intern!(py, "is_closed")).and_then(|c| c.is_truthy()).unwrap_or(false) {
+            e.write_unraisable(py, None);
+        }
     }
 }
 
