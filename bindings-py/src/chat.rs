@@ -85,3 +85,20 @@ pub fn output(py: Python<'_>, out: yieldtok::ChatOutput, tokenize: bool, return_
     }
     Ok(d.into_any().unbind())
 }
+
+/// A finished render for the awaitable: converted to transformers' return value (GIL held) by
+/// the bridge.
+pub struct ChatResult {
+    pub out: yieldtok::ChatOutput,
+    pub tokenize: bool,
+    pub return_dict: bool,
+}
+
+impl<'py> IntoPyObject<'py> for ChatResult {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        output(py, self.out, self.tokenize, self.return_dict).map(|o| o.into_bound(py))
+    }
+}

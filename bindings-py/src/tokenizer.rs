@@ -297,6 +297,34 @@ impl Tokenizer {
         crate::chat::output(py, out, tokenize, return_dict)
     }
 
+    /// Awaitable `apply_chat_template` (same arguments and results), rendered and tokenized on
+    /// the core scheduler. Must be called with a running event loop.
+    #[pyo3(signature = (conversation, tools=None, documents=None, chat_template=None, add_generation_prompt=false, continue_final_message=None, tokenize=true, return_assistant_tokens_mask=false, return_dict=false, **kwargs))]
+    #[allow(clippy::too_many_arguments)]
+    fn async_apply_chat_template<'py>(
+        &self,
+        py: Python<'py>,
+        conversation: &Bound<'py, PyAny>,
+        tools: Option<&Bound<'py, PyAny>>,
+        documents: Option<&Bound<'py, PyAny>>,
+        chat_template: Option<String>,
+        add_generation_prompt: bool,
+        continue_final_message: Option<&Bound<'py, PyAny>>,
+        tokenize: bool,
+        return_assistant_tokens_mask: bool,
+        return_dict: bool,
+        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let req = crate::chat::request(conversation, tools, documents, add_generation_prompt, continue_final_message, kwargs)?;
+        let opts = yieldtok::ChatOptions { chat_template, tokenize: tokenize || return_dict, return_assistant_tokens_mask };
+        let fut = self.tok.spawn(move |t| t.apply_chat_template(&req, &opts));
+        bridge(
+            py,
+            async move { Ok(crate::chat::ChatResult { out: fut.await.map_err(to_pyerr)?, tokenize, return_dict }) },
+            Vec::new(),
+        )
+    }
+
     /// Decode ids to text. Ids the vocabulary lacks raise `TokenizerValueError`.
     #[pyo3(signature = (ids, skip_special_tokens=true))]
     fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<String> {

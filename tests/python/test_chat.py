@@ -72,3 +72,19 @@ def test_tokenize_and_return_dict():
     with pytest.raises(yieldtok.TokenizerError):
         tok.apply_chat_template([{"role": "user", "content": object()}])
     assert tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True) == text
+
+
+@pytest.mark.asyncio
+async def test_awaitable_twins_run_on_the_core():
+    tok = _tok("qwen3")
+    atok = yieldtok.AsyncTokenizer(tok)
+    msgs = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi there 👋"}]
+    for kw in (dict(tokenize=False), dict(), dict(return_dict=True), dict(tokenize=False, return_dict=True)):
+        want = tok.apply_chat_template(msgs, add_generation_prompt=True, **kw)
+        assert await tok.async_apply_chat_template(msgs, add_generation_prompt=True, **kw) == want
+        assert await atok.apply_chat_template(msgs, add_generation_prompt=True, **kw) == want
+    with pytest.raises(yieldtok.TokenizerError):
+        await atok.apply_chat_template(msgs, chat_template="{{ raise_exception('nope') }}")
+    # Not on Python's default executor: no thread of it is started.
+    import threading
+    assert not any(t.name.startswith("asyncio_") for t in threading.enumerate())

@@ -177,13 +177,9 @@ class AsyncTokenizer:
 
     # -- cheap sync lookups ---------------------------------------------------------------
     async def apply_chat_template(self, conversation: Any, *args: Any, **kwargs: Any) -> Any:
-        """Awaitable ``Tokenizer.apply_chat_template`` (rendered and tokenized off the event loop,
-        with the GIL released)."""
-        import asyncio
-        import functools
-
-        call = functools.partial(self.sync.apply_chat_template, conversation, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(None, call)
+        """Awaitable ``Tokenizer.apply_chat_template``, rendered and tokenized on the core
+        scheduler (not on a Python thread)."""
+        return await self.sync.async_apply_chat_template(conversation, *args, **kwargs)
 
     def token_to_id(self, token: str) -> Optional[int]:
         return self.sync.token_to_id(token)

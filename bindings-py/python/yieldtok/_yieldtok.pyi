@@ -372,6 +372,22 @@ class Tokenizer:
         ``attention_mask`` and (when asked) ``assistant_masks``. Raises ``TokenizerError`` when
         the template raises or fails. GIL released."""
         ...
+    def async_apply_chat_template(
+        self,
+        conversation: Sequence[Mapping[str, Any]],
+        tools: Optional[Sequence[Mapping[str, Any]]] = None,
+        documents: Optional[Sequence[Mapping[str, Any]]] = None,
+        chat_template: Optional[str] = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: Union[bool, str, None] = None,
+        tokenize: bool = True,
+        return_assistant_tokens_mask: bool = False,
+        return_dict: bool = False,
+        **kwargs: Any,
+    ) -> Awaitable[Any]:
+        """Awaitable ``apply_chat_template`` (same arguments and results), rendered and
+        tokenized on the core scheduler. Must be called with a running event loop."""
+        ...
     def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
         """Decode ids to text. Ids the vocabulary lacks raise ``TokenizerValueError`` (``tokenizers``
         silently drops them)."""
