@@ -38,6 +38,8 @@ struct State {
     taken: AtomicBool,
     waker: Mutex<Option<Waker>>,
     completed: AtomicBool,
+    /// Set once the scheduler has handed the job to its assembler thread (native).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     assembly_queued: AtomicBool,
 }
 
