@@ -98,7 +98,8 @@ fn deliver<T: for<'a> IntoPyObject<'a>>(py: Python<'_>, (event_loop, fut): (Py<P
         Err(e) => (false, e.into_value(py).into_any()),
     };
     let loop_ = event_loop.bind(py);
-    if loop_.call_method0(pyo3::intern!(py, "is_closed")).and_then(|c| c.is_truthy()).unwrap_or(false) {
+    let closed = || loop_.call_method0(pyo3::intern!(py, "is_closed")).and_then(|c| c.is_truthy()).unwrap_or(false);
+    if closed() {
         return; // the loop is gone, and with it whoever awaited this
     }
     let sent = wrap_pyfunction!(_set_if_pending, py)
@@ -106,7 +107,7 @@ fn deliver<T: for<'a> IntoPyObject<'a>>(py: Python<'_>, (event_loop, fut): (Py<P
     if let Err(e) = sent {
         // Closed between the check and the call: nobody is waiting any more. Anything else is
         // reported, not swallowed.
-        if !loop_.call_method0(pyo3::intern!(py, "is_closed")).and_then(|c| c.is_truthy()).unwrap_or(false) {
+        if !closed() {
             e.write_unraisable(py, None);
         }
     }

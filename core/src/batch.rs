@@ -89,15 +89,25 @@ impl Wake for JobWaker {
 /// The future of a batch encode: every output in input order, or the first error.
 #[must_use = "futures do nothing unless polled"]
 pub struct BatchFuture {
-    /// A small batch: one task.
-    task: Option<TaskFuture<Vec<JobOutput>>>,
+    kind: Kind,
+    handle: BatchHandle,
+}
+
+enum Kind {
+    /// One job per text.
+    Jobs(Jobs),
+    /// A small batch: one task, and the number of texts.
+    Task(TaskFuture<Vec<JobOutput>>, usize),
+}
+
+/// The state of a batch of jobs.
+struct Jobs {
     futs: Vec<Option<EncodeFuture>>,
     outs: Vec<Option<JobOutput>>,
     wakers: Vec<Waker>,
     ready: Arc<Ready>,
     polled: bool,
     left: usize,
-    handle: BatchHandle,
 }
 
 impl BatchFuture {
@@ -106,31 +116,21 @@ impl BatchFuture {
         let n = futs.len();
         let ready = Arc::new(Ready::default());
         let wakers = (0..n).map(|index| Waker::from(Arc::new(JobWaker { index, ready: ready.clone() }))).collect();
-        BatchFuture {
-            task: None,
+        let jobs = Jobs {
             futs: futs.into_iter().map(Some).collect(),
             outs: (0..n).map(|_| None).collect(),
             wakers,
             ready,
             polled: false,
             left: n,
-            handle,
-        }
+        };
+        BatchFuture { kind: Kind::Jobs(jobs), handle }
     }
 
     /// A small batch as one task; `total_bytes` for progress.
     pub(crate) fn small(task: TaskFuture<Vec<JobOutput>>, texts: usize, total_bytes: usize) -> Self {
         let handle = BatchHandle { jobs: Vec::new(), task: Some((task.cancel_flag(), total_bytes)) };
-        BatchFuture {
-            task: Some(task),
-            futs: Vec::new(),
-            outs: Vec::new(),
-            wakers: Vec::new(),
-            ready: Arc::new(Ready::default()),
-            polled: true,
-            left: texts,
-            handle,
-        }
+        BatchFuture { kind: Kind::Task(task, texts), handle }
     }
 
     pub fn handle(&self) -> BatchHandle {
@@ -139,10 +139,9 @@ impl BatchFuture {
 
     /// Number of texts in the batch.
     pub fn len(&self) -> usize {
-        if self.task.is_some() {
-            self.left
-        } else {
-            self.futs.len()
+        match &self.kind {
+            Kind::Jobs(j) => j.futs.len(),
+            Kind::Task(_, n) => *n,
         }
     }
 
@@ -150,9 +149,12 @@ impl BatchFuture {
         self.len() == 0
     }
 
-    /// Queue every job now instead of at the first poll.
+    /// Queue every job now instead of at the first poll (a small batch's task is queued when
+    /// it is made).
     pub fn start(&mut self) {
-        self.futs.iter_mut().flatten().for_each(EncodeFuture::start);
+        if let Kind::Jobs(j) = &mut self.kind {
+            j.futs.iter_mut().flatten().for_each(EncodeFuture::start);
+        }
     }
 }
 
@@ -161,46 +163,52 @@ impl Future for BatchFuture {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let me = &mut *self;
-        if let Some(task) = me.task.as_mut() {
-            return Pin::new(task).poll(cx);
+        match &mut me.kind {
+            Kind::Task(task, _) => Pin::new(task).poll(cx),
+            Kind::Jobs(jobs) => jobs.poll(cx, &me.handle),
         }
+    }
+}
+
+impl Jobs {
+    fn poll(&mut self, cx: &mut Context<'_>, handle: &BatchHandle) -> Poll<Result<Vec<JobOutput>>> {
         {
-            let mut parent = me.ready.parent.lock().unwrap_or_else(|e| e.into_inner());
+            let mut parent = self.ready.parent.lock().unwrap_or_else(|e| e.into_inner());
             if !parent.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
                 *parent = Some(cx.waker().clone());
             }
         }
         // The first poll starts every job; later ones poll the jobs that woke.
-        let indices: Vec<usize> = if me.polled {
-            let mut v = std::mem::take(&mut *me.ready.indices.lock().unwrap_or_else(|e| e.into_inner()));
+        let indices: Vec<usize> = if self.polled {
+            let mut v = std::mem::take(&mut *self.ready.indices.lock().unwrap_or_else(|e| e.into_inner()));
             v.sort_unstable();
             v.dedup();
             v
         } else {
-            me.polled = true;
-            me.start();
-            (0..me.futs.len()).collect()
+            self.polled = true;
+            self.futs.iter_mut().flatten().for_each(EncodeFuture::start);
+            (0..self.futs.len()).collect()
         };
         for i in indices {
-            let Some(fut) = me.futs.get_mut(i).and_then(Option::as_mut) else { continue };
-            let mut jcx = Context::from_waker(&me.wakers[i]);
+            let Some(fut) = self.futs.get_mut(i).and_then(Option::as_mut) else { continue };
+            let mut jcx = Context::from_waker(&self.wakers[i]);
             match Pin::new(fut).poll(&mut jcx) {
                 Poll::Pending => {}
                 Poll::Ready(Ok(o)) => {
-                    me.outs[i] = Some(o);
-                    me.futs[i] = None;
-                    me.left -= 1;
+                    self.outs[i] = Some(o);
+                    self.futs[i] = None;
+                    self.left -= 1;
                 }
                 Poll::Ready(Err(e)) => {
-                    me.handle.cancel();
-                    me.futs.clear();
+                    handle.cancel();
+                    self.futs.clear();
                     return Poll::Ready(Err(e));
                 }
             }
         }
-        if me.left > 0 {
+        if self.left > 0 {
             return Poll::Pending;
         }
-        Poll::Ready(Ok(me.outs.drain(..).map(|o| o.expect("every job finished")).collect()))
+        Poll::Ready(Ok(self.outs.drain(..).map(|o| o.expect("every job finished")).collect()))
     }
 }

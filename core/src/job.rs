@@ -158,7 +158,7 @@ pub struct EncodeJob {
 /// scheduler's assembler thread, instead of in the consumer's `poll` (which may be a host's
 /// bridge or event-loop thread) or on a worker (where short requests would wait for it):
 /// assembling 100k+ tokens takes milliseconds.
-pub const POOL_ASSEMBLY_MIN_BYTES: usize = 64 * 1024;
+pub const ASSEMBLER_MIN_BYTES: usize = 64 * 1024;
 
 impl EncodeJob {
     pub(crate) fn new(inner: Arc<Inner>, text: Arc<str>, opts: EncodeOptions) -> Self {
@@ -383,10 +383,10 @@ impl EncodeJob {
     }
 
     /// Whether the scheduler should assemble this job's result on its assembler thread (see
-    /// [`POOL_ASSEMBLY_MIN_BYTES`]).
+    /// [`ASSEMBLER_MIN_BYTES`]).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
-    pub(crate) fn wants_pool_assembly(&self) -> bool {
-        self.text.len() >= POOL_ASSEMBLY_MIN_BYTES && !self.is_cancelled()
+    pub(crate) fn wants_assembler(&self) -> bool {
+        self.text.len() >= ASSEMBLER_MIN_BYTES && !self.is_cancelled()
     }
 
     /// Assemble the result now and keep it for [`finish`](Self::finish).

@@ -216,7 +216,7 @@ fn maybe_complete(task: &Arc<dyn Task>) {
     if !job.is_done() {
         return;
     }
-    if job.wants_pool_assembly() && task.claim_assembly() {
+    if job.wants_assembler() && task.claim_assembly() {
         assemble_then_complete(task.clone());
     } else {
         task.complete();
@@ -230,7 +230,9 @@ fn maybe_complete(task: &Arc<dyn Task>) {
 /// thread cannot start.
 fn assemble_then_complete(task: Arc<dyn Task>) {
     use std::sync::mpsc::{channel, Sender};
-    static ASSEMBLER: OnceLock<Option<Mutex<Sender<Arc<dyn Task>>>>> = OnceLock::new();
+    /// The assembler's queue (`None`: its thread could not start).
+    type AssemblerQueue = Option<Mutex<Sender<Arc<dyn Task>>>>;
+    static ASSEMBLER: OnceLock<AssemblerQueue> = OnceLock::new();
     let sender = ASSEMBLER.get_or_init(|| {
         let (tx, rx) = channel::<Arc<dyn Task>>();
         std::thread::Builder::new()
