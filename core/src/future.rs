@@ -38,7 +38,7 @@ struct State {
     taken: AtomicBool,
     waker: Mutex<Option<Waker>>,
     completed: AtomicBool,
-    /// Set once the scheduler has handed the job to its assembler thread (native).
+    /// Set once the scheduler has queued the job's assembly (native).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     assembly_queued: AtomicBool,
 }
@@ -46,8 +46,8 @@ struct State {
 impl State {
     /// The last piece is done (or the job was cancelled or failed): wake the consumer. A short
     /// job's result is assembled by the consumer in `poll` (microseconds); a long job's was
-    /// assembled by the scheduler's assembler thread, so neither a worker holding up short
-    /// requests nor the consumer's thread (a host's bridge or event loop) pays for it.
+    /// assembled by a task on the scheduler's pool, so the consumer's thread (a host's bridge
+    /// or event loop) does not pay for it.
     fn deliver(&self) {
         if self.completed.swap(true, Ordering::AcqRel) {
             return;

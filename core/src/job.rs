@@ -154,10 +154,9 @@ pub struct EncodeJob {
     prepared: Mutex<Option<Result<JobOutput>>>,
 }
 
-/// Jobs over this many bytes run by the scheduler have their result assembled on the
-/// scheduler's assembler thread, instead of in the consumer's `poll` (which may be a host's
-/// bridge or event-loop thread) or on a worker (where short requests would wait for it):
-/// assembling 100k+ tokens takes milliseconds.
+/// Jobs over this many bytes run by the scheduler have their result assembled by one more
+/// task on the scheduler's pool, instead of in the consumer's `poll` (which may be a host's
+/// bridge or event-loop thread): assembling 100k+ tokens takes milliseconds.
 pub const ASSEMBLER_MIN_BYTES: usize = 64 * 1024;
 
 impl EncodeJob {
@@ -382,7 +381,7 @@ impl EncodeJob {
         });
     }
 
-    /// Whether the scheduler should assemble this job's result on its assembler thread (see
+    /// Whether the scheduler should assemble this job's result on its pool (see
     /// [`ASSEMBLER_MIN_BYTES`]).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
     pub(crate) fn wants_assembler(&self) -> bool {

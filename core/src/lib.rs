@@ -42,9 +42,11 @@ pub mod trajectory;
 cfg_if::cfg_if! {
     if #[cfg(not(target_arch = "wasm32"))] {
         mod scheduler;
+        pub mod priority;
         pub mod corpus;
         pub mod fixtures;
-        pub use scheduler::Scheduler;
+        pub use scheduler::{Scheduler, SHORT_LANE_MAX_BYTES};
+        pub use priority::lower_thread_priority;
         pub use future::block_on;
         /// Pieces of the fast engine that benchmarks comparing against standalone `fastokens`
         /// need (the same vocabulary normalisation).
@@ -63,6 +65,8 @@ pub use error::{Error, Result};
 pub use batch::{BatchFuture, BatchHandle};
 pub use future::{EncodeFuture, JobHandle};
 pub use task::{spawn, CancelFlag, TaskFuture};
+#[cfg(not(target_arch = "wasm32"))]
+pub use task::spawn_detached;
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
 pub use split::{CutRules, Family};
 pub use tokenizer::{Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};

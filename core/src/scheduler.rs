@@ -6,15 +6,19 @@
 //! request. Pieces of one job run on several workers at once when nothing else is waiting.
 //!
 //! The pool is a `rayon` pool (default: one thread per core, `YIELDTOK_THREADS` to change it)
-//! whose threads run at a lower priority than the host's (see [`DEFAULT_WORKER_NICE`]);
-//! the sync batch API runs on the same pool, so the library never has more threads than that.
+//! whose threads run at a lower priority than the host's (`SCHED_IDLE` on Linux, see
+//! [`crate::priority`]); the sync batch API runs on the same pool. Beside the pool, the short
+//! lane: one thread at the host's priority for short jobs (see [`SHORT_LANE_MAX_BYTES`]).
 //! Each queued job holds exactly one "run the best job" task in the pool, so the pool's own
 //! queue order does not matter: the choice is made here, when a worker is free.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use crate::priority::{self, StarvationCheck, Tid};
 
 use crate::job::EncodeJob;
 
@@ -22,10 +26,10 @@ use crate::job::EncodeJob;
 pub(crate) trait Task: Send + Sync {
     fn job(&self) -> &EncodeJob;
     /// Called once, by the worker that completes the last piece (or notices cancellation), or
-    /// by the assembler thread once a long job's result is assembled.
+    /// by the task that assembled a long job's result.
     fn complete(&self);
-    /// `true` exactly once: the caller hands the job to the assembler (several workers may
-    /// see the job done at the same time).
+    /// `true` exactly once: the caller queues the job's assembly (several workers may see the
+    /// job done at the same time).
     fn claim_assembly(&self) -> bool;
 }
 
@@ -64,6 +68,9 @@ impl Ord for Entry {
 #[derive(Default)]
 struct Queue {
     heap: BinaryHeap<Reverse<Entry>>,
+    /// Short jobs' pieces, kept apart so that the short lane finds them at once; workers take
+    /// whichever of the two heads is first.
+    shorts: BinaryHeap<Reverse<Entry>>,
     /// Virtual time: the service of the most recently scheduled entry.
     clock: u64,
     seq: u64,
@@ -73,26 +80,26 @@ struct Shared {
     pool: rayon::ThreadPool,
     threads: usize,
     queue: Mutex<Queue>,
+    /// Wakes the short lane: one message per job submitted.
+    lane: Mutex<Sender<()>>,
 }
 
-/// Nice value of the workers (Linux): `YIELDTOK_WORKER_NICE`, default 5. The host's own
-/// threads — an event loop, a bridge thread handing a result over — then win the CPU as soon
-/// as they wake, even while every worker is busy with long encodes; the workers still get all
-/// the CPU nothing else wants. 0 keeps the workers at the host's priority.
-pub const DEFAULT_WORKER_NICE: i32 = 5;
+/// Jobs of at most this many bytes (about a thousand tokens: a fraction of a millisecond of
+/// work) may also run on the *short lane*: one extra thread at the host's priority that takes
+/// only such jobs, when one is at the head of the queue. While every worker is in the middle of
+/// a long job's piece, a short request then starts at once instead of waiting for a piece to
+/// end. The lane sleeps otherwise, so the work done is the same; the workers still run short
+/// jobs too. The lane also watches whether the workers are starved (see [`crate::priority`]).
+pub const SHORT_LANE_MAX_BYTES: usize = 4 * 1024;
 
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        let nice = std::env::var("YIELDTOK_WORKER_NICE").ok().and_then(|v| v.parse::<i32>().ok()).unwrap_or(DEFAULT_WORKER_NICE);
-        if nice > 0 {
-            // SAFETY: plain syscalls on the calling thread (setpriority with a thread id sets
-            // that thread's nice value on Linux).
-            unsafe {
-                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-                let now = libc::getpriority(libc::PRIO_PROCESS, tid);
-                libc::setpriority(libc::PRIO_PROCESS, tid, (now + nice).min(19));
-            }
+impl Queue {
+    /// The first entry (of the short jobs only, if `short_only`).
+    fn pop(&mut self, short_only: bool) -> Option<Reverse<Entry>> {
+        let from_shorts = short_only || matches!((self.shorts.peek(), self.heap.peek()), (Some(a), Some(b)) if a >= b) || self.heap.is_empty();
+        if from_shorts {
+            self.shorts.pop()
+        } else {
+            self.heap.pop()
         }
     }
 }
@@ -113,15 +120,25 @@ impl Scheduler {
     /// A scheduler with `threads` workers (0: one per core).
     pub fn new(threads: usize) -> Self {
         let threads = if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { threads };
+        let tids: Arc<Mutex<Vec<Tid>>> = Arc::default();
+        let worker_tids = tids.clone();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("yieldtok-{i}"))
-            .start_handler(|_| lower_priority())
+            .start_handler(move |_| {
+                worker_tids.lock().unwrap_or_else(|e| e.into_inner()).push(priority::current_tid());
+                priority::enter_worker()
+            })
             // Pieces catch their own panics; this only keeps a stray one from aborting the host.
             .panic_handler(|_| {})
             .build()
             .expect("cannot start the yieldtok thread pool");
-        Scheduler { shared: Arc::new(Shared { pool, threads, queue: Mutex::new(Queue::default()) }) }
+        let (tx, rx) = channel();
+        let shared = Arc::new(Shared { pool, threads, queue: Mutex::new(Queue::default()), lane: Mutex::new(tx) });
+        let weak = Arc::downgrade(&shared);
+        // Without the lane (its thread could not start) the workers still run every job.
+        let _ = std::thread::Builder::new().name("yieldtok-short".into()).spawn(move || short_lane(weak, rx, StarvationCheck::new(tids)));
+        Scheduler { shared }
     }
 
     /// The process-wide scheduler, created on first use (`YIELDTOK_THREADS` workers, default
@@ -144,7 +161,8 @@ impl Scheduler {
 
     /// Jobs waiting for a worker (for tests and metrics).
     pub fn queued(&self) -> usize {
-        self.lock().heap.len()
+        let q = self.lock();
+        q.heap.len() + q.shorts.len()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
@@ -154,22 +172,38 @@ impl Scheduler {
     /// Queue a task; a worker will start it when it is the least-served one.
     pub(crate) fn submit(&self, task: Arc<dyn Task>) {
         let remaining = task.job().remaining_bytes();
-        let mut q = self.lock();
-        let clock = q.clock;
-        self.push(&mut q, clock, remaining, Work::Piece(task));
+        let short = is_short(&task);
+        {
+            let mut q = self.lock();
+            let clock = q.clock;
+            self.push(&mut q, clock, remaining, Work::Piece(task), short);
+        }
+        self.wake_lane();
     }
 
     /// Queue a closure to run once on a worker, as a new request (see [`Work::Once`]).
     pub(crate) fn submit_once(&self, f: Box<dyn FnOnce() + Send>) {
-        let mut q = self.lock();
-        let clock = q.clock;
-        self.push(&mut q, clock, 0, Work::Once(f));
+        {
+            let mut q = self.lock();
+            let clock = q.clock;
+            self.push(&mut q, clock, 0, Work::Once(f), false);
+        }
+        self.wake_lane();
     }
 
-    fn push(&self, q: &mut Queue, service: u64, remaining: usize, work: Work) {
+    fn wake_lane(&self) {
+        let _ = self.shared.lane.lock().unwrap_or_else(|e| e.into_inner()).send(());
+    }
+
+    fn push(&self, q: &mut Queue, service: u64, remaining: usize, work: Work, short: bool) {
         q.seq += 1;
         let key = (service, remaining, q.seq);
-        q.heap.push(Reverse(Entry { key, work }));
+        let entry = Reverse(Entry { key, work });
+        if short {
+            q.shorts.push(entry)
+        } else {
+            q.heap.push(entry)
+        }
         let me = self.clone();
         self.shared.pool.spawn(move || me.run_best());
     }
@@ -177,9 +211,16 @@ impl Scheduler {
     /// One pool task: pick the least-served job, claim a piece, requeue the job if more
     /// remains (so another worker can take its next piece), run the piece.
     fn run_best(&self) {
+        self.run_head(false);
+    }
+
+    /// Run the head of the queue — only if it is a short job's piece when `short_only` —
+    /// and say whether there was one. The pool task queued with that entry later finds the
+    /// next entry, or nothing.
+    fn run_head(&self, short_only: bool) -> bool {
         let (key, task, claim) = {
             let mut q = self.lock();
-            let Some(Reverse(entry)) = q.heap.pop() else { return };
+            let Some(Reverse(entry)) = q.pop(short_only) else { return false };
             q.clock = q.clock.max(entry.key.0);
             let task = match entry.work {
                 Work::Piece(task) => task,
@@ -187,7 +228,7 @@ impl Scheduler {
                     drop(q);
                     // The closure catches its own panics (`TaskFuture`); this guards the rest.
                     let _ = catch_unwind(AssertUnwindSafe(f));
-                    return;
+                    return true;
                 }
             };
             let claim = task.job().claim();
@@ -195,63 +236,65 @@ impl Scheduler {
         };
         let Some(claim) = claim else {
             // Nothing left to claim: cancelled, failed, or its last pieces are running elsewhere.
-            maybe_complete(&task);
-            return;
+            self.maybe_complete(&task);
+            return true;
         };
         if task.job().has_unclaimed() {
             let remaining = task.job().remaining_bytes();
             let service = key.0 + claim.len() as u64;
             let mut q = self.lock();
-            self.push(&mut q, service, remaining, Work::Piece(task.clone()));
+            self.push(&mut q, service, remaining, Work::Piece(task.clone()), is_short(&task));
         }
         // `run` catches panics of the pipeline itself; this guards the bookkeeping around it.
         let _ = catch_unwind(AssertUnwindSafe(|| task.job().run(claim)));
-        maybe_complete(&task);
+        self.maybe_complete(&task);
+        true
     }
 }
 
-/// The job is done: complete it, or, for a long one, hand it to the assembler thread first.
-fn maybe_complete(task: &Arc<dyn Task>) {
-    let job = task.job();
-    if !job.is_done() {
-        return;
-    }
-    if job.wants_assembler() && task.claim_assembly() {
-        assemble_then_complete(task.clone());
-    } else {
-        task.complete();
+fn is_short(task: &Arc<dyn Task>) -> bool {
+    task.job().text().len() <= SHORT_LANE_MAX_BYTES
+}
+
+/// The short lane's thread (see [`SHORT_LANE_MAX_BYTES`]). Each wake-up (a job submitted) runs
+/// the queue's head if it is a short job's piece. While work is queued it also checks, every
+/// [`priority::CHECK_EVERY`], whether the workers are starved, and if they are (and could not
+/// be moved to normal priority) runs queued work itself until they are not. Ends with its
+/// scheduler.
+fn short_lane(shared: Weak<Shared>, wakes: Receiver<()>, mut check: StarvationCheck) {
+    let mut busy = false;
+    loop {
+        let woke = if busy { wakes.recv_timeout(priority::CHECK_EVERY) } else { wakes.recv().map_err(|_| RecvTimeoutError::Disconnected) };
+        if woke == Err(RecvTimeoutError::Disconnected) {
+            return;
+        }
+        let Some(shared) = shared.upgrade() else { return };
+        let s = Scheduler { shared };
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            s.run_head(true);
+            while check.starved() && s.run_head(false) {}
+        }));
+        busy = s.queued() > 0;
     }
 }
 
-/// Assemble long jobs' results on one process-wide thread (`yieldtok-assemble`, at the
-/// workers' priority): not on a worker, where it would hold up short requests for the
-/// milliseconds 100k+ tokens take, and not in the consumer's `poll`, which may run on a host's
-/// bridge or event-loop thread. Falls back to completing at once (assembly in `poll`) if the
-/// thread cannot start.
-fn assemble_then_complete(task: Arc<dyn Task>) {
-    use std::sync::mpsc::{channel, Sender};
-    /// The assembler's queue (`None`: its thread could not start).
-    type AssemblerQueue = Option<Mutex<Sender<Arc<dyn Task>>>>;
-    static ASSEMBLER: OnceLock<AssemblerQueue> = OnceLock::new();
-    let sender = ASSEMBLER.get_or_init(|| {
-        let (tx, rx) = channel::<Arc<dyn Task>>();
-        std::thread::Builder::new()
-            .name("yieldtok-assemble".into())
-            .spawn(move || {
-                lower_priority();
-                for task in rx {
-                    let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
-                    task.complete();
-                }
-            })
-            .ok()
-            .map(|_| Mutex::new(tx))
-    });
-    let unsent = match sender {
-        Some(tx) => tx.lock().unwrap_or_else(|e| e.into_inner()).send(task).err().map(|e| e.0),
-        None => Some(task),
-    };
-    if let Some(task) = unsent {
-        task.complete();
+impl Scheduler {
+    /// The job is done: complete it, or, for a long one, queue its assembly first (a task like
+    /// a new request's: it waits for about one piece per worker; short jobs meanwhile go to
+    /// the short lane).
+    fn maybe_complete(&self, task: &Arc<dyn Task>) {
+        let job = task.job();
+        if !job.is_done() {
+            return;
+        }
+        if job.wants_assembler() && task.claim_assembly() {
+            let task = task.clone();
+            self.submit_once(Box::new(move || {
+                let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
+                task.complete();
+            }));
+        } else {
+            task.complete();
+        }
     }
 }

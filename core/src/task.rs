@@ -139,3 +139,12 @@ pub fn spawn<T: Send + 'static>(work: impl FnOnce() -> Result<T> + Send + 'stati
         }
     }
 }
+
+/// Queue `work` on the global scheduler's pool, as a new request, and forget it (native): for
+/// a front end's follow-up work on a long result (converting or flattening it), which must not
+/// run on the host's event loop. `work` catches nothing: a panic in it is caught and dropped by
+/// the pool, so it should report its own failures.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn spawn_detached(work: impl FnOnce() + Send + 'static) {
+    crate::Scheduler::global().submit_once(Box::new(work))
+}

@@ -280,3 +280,40 @@ fn tasks_do_not_wait_for_long_jobs() {
     assert!(p.done_bytes < p.total_bytes / 2, "the task waited for {} of {} bytes of the long job", p.done_bytes, p.total_bytes);
     drop(long);
 }
+
+#[test]
+fn short_requests_run_while_every_worker_is_busy() {
+    // The only worker is held by a task until the short encode has finished: without the short
+    // lane the encode would wait for it (and this test would time out below).
+    let tok = fixture("qwen3").with_scheduler(Scheduler::new(1));
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let (started_tx, started) = std::sync::mpsc::channel::<()>();
+    let blocker = tok.spawn(move |_| {
+        started_tx.send(()).unwrap();
+        held.recv_timeout(Duration::from_secs(30)).map_err(|_| Error::Cancelled)
+    });
+    started.recv_timeout(Duration::from_secs(10)).expect("the worker did not start the blocking task");
+    let text = "A short request, while the only worker is busy. 🙂";
+    let t0 = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let fut = tok.encode_async(text, EncodeOptions::default());
+    std::thread::spawn(move || tx.send(block_on(fut)));
+    let out = rx.recv_timeout(Duration::from_secs(10)).expect("the short request waited for the busy worker");
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    assert_eq!(out.unwrap().into_encoding().unwrap().ids, reference(&tok, text, true).ids);
+    release.send(()).unwrap();
+    block_on(blocker).unwrap();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn workers_run_as_sched_idle_by_default() {
+    if std::env::var_os("YIELDTOK_WORKER_PRIORITY").is_some() {
+        return; // configured otherwise for this run
+    }
+    let tok = fixture("qwen3").with_scheduler(Scheduler::new(1));
+    // SAFETY: a plain syscall on the calling thread.
+    let policy = block_on(tok.spawn(|_| Ok(unsafe { libc::sched_getscheduler(0) }))).unwrap();
+    assert_eq!(policy, libc::SCHED_IDLE);
+    assert_eq!(yieldtok::priority::worker_priority(), yieldtok::priority::WorkerPriority::Idle);
+}
