@@ -1,19 +1,18 @@
 //! [`CancelToken`]: what an `AbortSignal` in the JS layer fires. One token per call; it cancels
-//! whatever that call started — an encode job ([`JobHandle`]), a batch ([`BatchHandle`]) or a
-//! task on the scheduler (an [`exec::Abort`](crate::exec::Abort): a render, a decode, a
-//! trajectory batch, which then never starts if it has not yet).
+//! whatever that call started — a batch ([`BatchHandle`]) or a future driven by [`crate::exec`]
+//! (an [`exec::Abort`](crate::exec::Abort): an encode, whose remaining pieces then never run; a
+//! render, a decode, a trajectory batch, which then never starts if it has not yet).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use napi_derive::napi;
-use yieldtok::{BatchHandle, JobHandle};
+use yieldtok::BatchHandle;
 
 use crate::exec::Abort;
 
 /// Something a token cancels.
 pub(crate) enum Target {
-    Job(JobHandle),
     Batch(BatchHandle),
     Task(Abort),
 }
@@ -21,16 +20,14 @@ pub(crate) enum Target {
 impl Target {
     fn cancel(&self) {
         match self {
-            Target::Job(h) => h.cancel(),
             Target::Batch(h) => h.cancel(),
             Target::Task(a) => a.abort(),
         }
     }
 
-    /// Bytes encoded so far and in total (0 / 0 for tasks).
+    /// Bytes encoded so far and in total (batches; 0 / 0 for the rest).
     fn progress(&self) -> (usize, usize) {
         let p = match self {
-            Target::Job(h) => h.progress(),
             Target::Batch(h) => h.progress(),
             Target::Task(_) => return (0, 0),
         };

@@ -3,15 +3,16 @@
 //! happens on the calling (JS) thread and only queues the work on the core scheduler. The
 //! wake-up comes from the scheduler worker that finishes the work. A light task is polled again
 //! right there (a finished `TaskFuture` hands over its result; a short encode is assembled in
-//! microseconds); a heavy one is polled on the binding's helper thread, because what follows
-//! its final poll — converting 100k+ offsets to UTF-16 and flattening them (the core has
-//! already assembled the result on its pool) — takes milliseconds and must neither hold a
-//! scheduler worker nor run on the JS thread. `on_done` runs on the thread that polled the
-//! future to completion.
+//! microseconds); a heavy one is polled by a task of its own queued on the core scheduler's
+//! pool (`yieldtok::spawn_detached`), because what follows its final poll — converting 100k+
+//! offsets to UTF-16 and flattening them (the core has already assembled the result on its
+//! pool) — takes milliseconds: it must not run on the JS thread, and queued as a new request it
+//! takes its turn with the other work. `on_done` runs on the thread that polled the future to
+//! completion.
 //!
 //! A wake never blocks: if another thread is polling at that moment, the wake only marks the
 //! task as notified and that thread polls once more; a heavy task has at most one poll queued
-//! on the helper thread at a time (a batch's many wake-ups become few polls).
+//! at a time (a batch's many wake-ups become few polls).
 //!
 //! [`spawn`] returns an [`Abort`]: aborting drops the future (a `TaskFuture` that has not
 //! started then never starts; an encode's remaining pieces are cancelled) and reports
@@ -25,7 +26,7 @@ use std::sync::{Arc, Mutex, TryLockError, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 const IDLE: u8 = 0;
-/// A poll is queued on the helper thread (heavy tasks).
+/// A poll is queued on the pool (heavy tasks).
 const SCHEDULED: u8 = 1;
 const POLLING: u8 = 2;
 const NOTIFIED: u8 = 3;
@@ -35,7 +36,7 @@ type Done<T> = Box<dyn FnOnce(yieldtok::Result<T>) + Send>;
 
 struct Task<T, F: Future<Output = yieldtok::Result<T>>> {
     state: AtomicU8,
-    /// Poll on the helper thread after a wake-up (long jobs).
+    /// Poll in a task of its own on the pool after a wake-up (long jobs).
     heavy: bool,
     aborted: AtomicBool,
     fut: Mutex<Option<Pin<Box<F>>>>,
@@ -115,12 +116,12 @@ where
         if !self.heavy {
             return self.run();
         }
-        // Queue one poll on the helper thread, unless one is queued or running already.
+        // Queue one poll on the pool, unless one is queued or running already.
         loop {
             match self.state.load(Ordering::Acquire) {
                 IDLE => {
                     if self.state.compare_exchange(IDLE, SCHEDULED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                        return crate::helper::run(move || self.run());
+                        return yieldtok::spawn_detached(move || self.run());
                     }
                 }
                 POLLING => {
@@ -187,7 +188,7 @@ impl Abort {
 
 /// Drive `fut` to completion and hand its output to `on_done`, exactly once, on the thread that
 /// completes it: the caller's if it is ready at once, else the scheduler worker that woke it,
-/// or the helper thread when `heavy`.
+/// or a task of its own on the pool when `heavy`.
 pub fn spawn<T, F>(fut: F, heavy: bool, on_done: impl FnOnce(yieldtok::Result<T>) + Send + 'static) -> Abort
 where
     T: Send + 'static,

@@ -8,14 +8,15 @@
 //! (`Tokenizer::spawn`). The binding drives them with a tiny "poll on wake" executor
 //! ([`exec`]): the worker that finishes the work wakes the future; the final poll (which
 //! assembles an encode's result) and the conversion of the result (byte offsets -> UTF-16
-//! offsets, flattening) run on that worker for short texts and on the binding's helper thread
-//! ([`helper`]) for long ones. Only the hand-over to JS (a `JsDeferred`, i.e. a threadsafe
+//! offsets, flattening) run on that worker for short texts and in a task of their own on the
+//! same pool for long ones. Only the hand-over to JS (a `JsDeferred`, i.e. a threadsafe
 //! function) touches the main thread, where vectors become external `ArrayBuffer`s without a
 //! copy.
 //!
 //! Files: `buffers` (encodings as flat typed arrays), `cancel` (the `AbortSignal` token),
 //! `chat` (`applyChatTemplate`), `trajectory` (`tokenizeTrajectories`, `packTrajectories`),
-//! `errors`, `promise` (promises settled from other threads), `exec`, `helper`, `offsets`.
+//! `errors`, `promise` (promises settled from other threads), `exec`, `offsets`, `text` (reading
+//! long strings off the JS thread).
 
 #![deny(clippy::all)]
 // napi registers `#[napi]` items only outside `cfg(test)`; in `cargo test` they look unused.
@@ -26,15 +27,15 @@ mod cancel;
 mod chat;
 mod errors;
 mod exec;
-mod helper;
 mod offsets;
 mod promise;
+mod text;
 mod trajectory;
 
 use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
-use napi::Env;
+use napi::{Env, JsString};
 use napi_derive::napi;
 use yieldtok::{EncodeOptions, JobOutput, Output};
 
@@ -43,6 +44,7 @@ pub use cancel::CancelToken;
 use cancel::Target;
 use errors::{guard, invalid_arg, js_err};
 use promise::{run_task, settle, Resolver};
+use text::Text;
 
 /// Ids at or above this many are decoded on the core scheduler by the async `decode` (fewer
 /// are decoded at once on the calling thread: microseconds).
@@ -53,8 +55,8 @@ const DECODE_OFFLOAD_IDS: usize = 4096;
 /// while one piece still takes only a few ms, so other requests keep their turn.
 const BATCH_PIECE_BYTES: usize = 8 * 1024;
 
-/// Texts (bytes) at or above this size are finished (assembled, converted) on the helper thread
-/// instead of the scheduler worker that completes them.
+/// Texts (bytes) at or above this size are finished (assembled, converted) in a task of their
+/// own on the core's pool instead of by the scheduler worker that completes them.
 const HEAVY_BYTES: usize = 64 * 1024;
 
 #[napi]
@@ -189,33 +191,27 @@ impl NativeTokenizer {
 
     /// Encode on the core scheduler; resolves to [`EncodingBuffers`] for one encoding.
     #[napi(ts_return_type = "Promise<EncodingBuffers>")]
-    pub fn encode<'env>(&self, env: &'env Env, text: String, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
+    pub fn encode<'env>(&self, env: &'env Env, text: JsString, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<EncodingBuffers, Resolver<EncodingBuffers>>()?;
-        let text: Arc<str> = Arc::from(text);
+        let text = Text::read(text)?;
         let opts = EncodeOptions { add_special_tokens, ..Default::default() };
-        let fut = self.tok.encode_async(text.clone(), opts);
-        CancelToken::register(token, || Target::Job(fut.handle()));
-        let heavy = text.len() >= HEAVY_BYTES;
-        exec::spawn(fut, heavy, move |r| {
-            let r = r.map_err(js_err).and_then(|out| match out {
+        self.run_encode(text, opts, token, move |r| {
+            let r = r.map_err(js_err).and_then(|(out, text): (JobOutput, Arc<str>)| match out {
                 JobOutput::Full(enc) => Ok(Flat::single(enc, &text).shrink()),
                 JobOutput::Ids(_) => Err(Error::from_reason("internal: ids-only output for a full encode")),
             });
-            settle(deferred, r, Flat::into_js);
+            settle(deferred, r, Flat::into_js)
         });
         Ok(promise)
     }
 
     /// Ids only (no offsets; served by the fast engine once it has loaded), on the core scheduler.
     #[napi(ts_return_type = "Promise<Uint32Array>")]
-    pub fn encode_ids<'env>(&self, env: &'env Env, text: String, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
+    pub fn encode_ids<'env>(&self, env: &'env Env, text: JsString, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<Uint32Array, Resolver<Uint32Array>>()?;
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
-        let heavy = text.len() >= HEAVY_BYTES;
-        let fut = self.tok.encode_async(text, opts);
-        CancelToken::register(token, || Target::Job(fut.handle()));
-        exec::spawn(fut, heavy, move |r| {
-            let r = r.map_err(js_err).map(|o| {
+        self.run_encode(Text::read(text)?, opts, token, move |r| {
+            let r = r.map_err(js_err).map(|(o, _)| {
                 let mut ids = o.into_ids();
                 ids.shrink_to_fit();
                 ids
@@ -227,13 +223,10 @@ impl NativeTokenizer {
 
     /// Number of tokens, on the core scheduler (ids only, no offsets).
     #[napi(ts_return_type = "Promise<number>")]
-    pub fn count<'env>(&self, env: &'env Env, text: String, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
+    pub fn count<'env>(&self, env: &'env Env, text: JsString, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<u32, Resolver<u32>>()?;
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
-        let heavy = text.len() >= HEAVY_BYTES;
-        let fut = self.tok.encode_async(text, opts);
-        CancelToken::register(token, || Target::Job(fut.handle()));
-        exec::spawn(fut, heavy, move |r| settle(deferred, r.map_err(js_err).map(|o| o.ids().len() as u32), |n| n));
+        self.run_encode(Text::read(text)?, opts, token, move |r| settle(deferred, r.map_err(js_err).map(|(o, _)| o.ids().len() as u32), |n| n));
         Ok(promise)
     }
 
@@ -245,8 +238,8 @@ impl NativeTokenizer {
     pub fn encode_batch<'env>(&self, env: &'env Env, texts: Vec<String>, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<EncodingBuffers, Resolver<EncodingBuffers>>()?;
         let texts: Arc<[Arc<str>]> = texts.into_iter().map(Arc::from).collect();
-        // A long text is assembled in the batch's poll: poll on the helper thread then. Many
-        // short texts are assembled on the workers, and only flattened on the helper thread.
+        // A long text is assembled in the batch's poll: poll in a task of its own then. Many
+        // short texts are assembled on the workers, and only flattened in a task of its own.
         let long_text = texts.iter().any(|t| t.len() >= HEAVY_BYTES);
         let heavy_total = texts.iter().map(|t| t.len()).sum::<usize>() >= HEAVY_BYTES;
         let opts = EncodeOptions { add_special_tokens, piece_bytes: Some(BATCH_PIECE_BYTES), ..Default::default() };
@@ -267,7 +260,7 @@ impl NativeTokenizer {
                 settle(deferred, r, Flat::into_js);
             };
             if heavy_total && !long_text {
-                helper::run(finish)
+                yieldtok::spawn_detached(finish)
             } else {
                 finish()
             }
@@ -313,4 +306,21 @@ fn split_batch<'a>(ids: &'a [u32], starts: &[u32]) -> Result<Vec<&'a [u32]>> {
         .windows(2)
         .map(|w| if w[0] <= w[1] { Ok(&ids[w[0] as usize..w[1] as usize]) } else { Err(bad()) })
         .collect()
+}
+
+impl NativeTokenizer {
+    /// Encode `text` on the core scheduler (a long text is first transcoded there, see
+    /// [`text`]) and hand the output and the UTF-8 text to `on_done`, on the thread that
+    /// completes it (see [`exec`]). Aborting `token` drops the work: remaining pieces never run.
+    fn run_encode(&self, text: Text, opts: EncodeOptions, token: Option<&CancelToken>, on_done: impl FnOnce(yieldtok::Result<(JobOutput, Arc<str>)>) + Send + 'static) {
+        let heavy = text.is_long();
+        let tok = self.tok.clone();
+        let fut = async move {
+            let text = text.utf8().await?;
+            let out = tok.encode_async(text.clone(), opts).await?;
+            Ok((out, text))
+        };
+        let abort = exec::spawn(fut, heavy, on_done);
+        CancelToken::register(token, || Target::Task(abort));
+    }
 }

@@ -125,6 +125,9 @@ export function corpus(dir, { long = true } = {}) {
   ]
   if (long) {
     texts.push(['long-mixed', mixedText(150_000, 42) + specials.slice(0, 3).join(' ')])
+    // Long strings are read as UTF-16 and transcoded off the JS thread: lone surrogates in one.
+    const m = mixedText(40_000, 5)
+    texts.push(['long-lone-surrogates', m.slice(0, 20_000) + 'a\ud800b\udfffc \udbff' + m.slice(20_000) + '\ud83d'])
     const real = realText(200_000)
     if (real) texts.push(['long-real', real])
   }
