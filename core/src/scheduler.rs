@@ -6,19 +6,17 @@
 //! request. Pieces of one job run on several workers at once when nothing else is waiting.
 //!
 //! The pool is a `rayon` pool (default: one thread per core, `YIELDTOK_THREADS` to change it)
-//! whose threads run at a lower priority than the host's (`SCHED_IDLE` on Linux, see
-//! [`crate::priority`]); the sync batch API runs on the same pool. Beside the pool, the short
-//! lane: one thread at the host's priority for short jobs (see [`SHORT_LANE_MAX_BYTES`]).
+//! whose threads run at a lower priority than the host's (see [`DEFAULT_WORKER_NICE`]);
+//! the sync batch API runs on the same pool. Beside the pool, the short lane: one thread at
+//! the host's priority for short jobs (see [`SHORT_LANE_MAX_BYTES`]).
 //! Each queued job holds exactly one "run the best job" task in the pool, so the pool's own
 //! queue order does not matter: the choice is made here, when a worker is free.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-
-use crate::priority::{self, StarvationCheck, Tid};
 
 use crate::job::EncodeJob;
 
@@ -88,9 +86,38 @@ struct Shared {
 /// work) may also run on the *short lane*: one extra thread at the host's priority that takes
 /// only such jobs, when one is at the head of the queue. While every worker is in the middle of
 /// a long job's piece, a short request then starts at once instead of waiting for a piece to
-/// end. The lane sleeps otherwise, so the work done is the same; the workers still run short
-/// jobs too. The lane also watches whether the workers are starved (see [`crate::priority`]).
+/// end — and without waiting for a worker at nice +5 to get the CPU back from the host's
+/// threads. The lane sleeps otherwise, so the work done is the same; the workers still run
+/// short jobs too.
 pub const SHORT_LANE_MAX_BYTES: usize = 4 * 1024;
+
+/// Nice value of the workers (Linux): `YIELDTOK_WORKER_NICE`, default 5. The host's own
+/// threads — an event loop, a bridge thread handing a result over — then get the CPU before
+/// the workers when they wake, and the workers still get all the CPU nothing else wants and
+/// a share of the rest. 0 keeps the workers at the host's priority.
+///
+/// `SCHED_IDLE` workers were tried: the kernel preempts them the moment anything else wakes
+/// (with nice values a waking thread may wait up to a tick, 4 ms at HZ=250), which cut the
+/// Node benchmark's short-request p99 from ~3.5 to ~1.8 ms; but an unprivileged process
+/// cannot move them back to normal priority, and on a host that kept every core busy a
+/// 160k-token encode then took 0.5–12 s instead of 0.5 s. Not worth it.
+pub const DEFAULT_WORKER_NICE: i32 = 5;
+
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let nice = std::env::var("YIELDTOK_WORKER_NICE").ok().and_then(|v| v.parse::<i32>().ok()).unwrap_or(DEFAULT_WORKER_NICE);
+        if nice > 0 {
+            // SAFETY: plain syscalls on the calling thread (setpriority with a thread id sets
+            // that thread's nice value on Linux).
+            unsafe {
+                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+                libc::setpriority(libc::PRIO_PROCESS, tid, (now + nice).min(19));
+            }
+        }
+    }
+}
 
 impl Queue {
     /// The first entry (of the short jobs only, if `short_only`).
@@ -120,15 +147,10 @@ impl Scheduler {
     /// A scheduler with `threads` workers (0: one per core).
     pub fn new(threads: usize) -> Self {
         let threads = if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { threads };
-        let tids: Arc<Mutex<Vec<Tid>>> = Arc::default();
-        let worker_tids = tids.clone();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("yieldtok-{i}"))
-            .start_handler(move |_| {
-                worker_tids.lock().unwrap_or_else(|e| e.into_inner()).push(priority::current_tid());
-                priority::enter_worker()
-            })
+            .start_handler(|_| lower_priority())
             // Pieces catch their own panics; this only keeps a stray one from aborting the host.
             .panic_handler(|_| {})
             .build()
@@ -137,7 +159,7 @@ impl Scheduler {
         let shared = Arc::new(Shared { pool, threads, queue: Mutex::new(Queue::default()), lane: Mutex::new(tx) });
         let weak = Arc::downgrade(&shared);
         // Without the lane (its thread could not start) the workers still run every job.
-        let _ = std::thread::Builder::new().name("yieldtok-short".into()).spawn(move || short_lane(weak, rx, StarvationCheck::new(tids)));
+        let _ = std::thread::Builder::new().name("yieldtok-short".into()).spawn(move || short_lane(weak, rx));
         Scheduler { shared }
     }
 
@@ -256,25 +278,13 @@ fn is_short(task: &Arc<dyn Task>) -> bool {
     task.job().text().len() <= SHORT_LANE_MAX_BYTES
 }
 
-/// The short lane's thread (see [`SHORT_LANE_MAX_BYTES`]). Each wake-up (a job submitted) runs
-/// the queue's head if it is a short job's piece. While work is queued it also checks, every
-/// [`priority::CHECK_EVERY`], whether the workers are starved, and if they are (and could not
-/// be moved to normal priority) runs queued work itself until they are not. Ends with its
-/// scheduler.
-fn short_lane(shared: Weak<Shared>, wakes: Receiver<()>, mut check: StarvationCheck) {
-    let mut busy = false;
-    loop {
-        let woke = if busy { wakes.recv_timeout(priority::CHECK_EVERY) } else { wakes.recv().map_err(|_| RecvTimeoutError::Disconnected) };
-        if woke == Err(RecvTimeoutError::Disconnected) {
-            return;
-        }
+/// The short lane's thread (see [`SHORT_LANE_MAX_BYTES`]): each wake-up (a job submitted)
+/// runs the first short job's piece, if one is queued (a worker may have taken it already).
+/// Ends with its scheduler.
+fn short_lane(shared: Weak<Shared>, wakes: Receiver<()>) {
+    for () in wakes {
         let Some(shared) = shared.upgrade() else { return };
-        let s = Scheduler { shared };
-        let _ = catch_unwind(AssertUnwindSafe(|| {
-            s.run_head(true);
-            while check.starved() && s.run_head(false) {}
-        }));
-        busy = s.queued() > 0;
+        let _ = catch_unwind(AssertUnwindSafe(|| Scheduler { shared }.run_head(true)));
     }
 }
 
