@@ -10,39 +10,47 @@
 //! `TokenizerValueError` (JSON has no spelling for them); anything else goes through a hook
 //! (ART's pydantic objects and other duck-typed values, see `trajectory::json_default`) whose
 //! result is written instead.
+//!
+//! What the core's trajectory parser would only skip is left out (`Skip::ParserSkips`): in a
+//! Choice's `logprobs`, every key but `content` / `refusal`, and in their entries every key
+//! the parser does not read (`top_logprobs`; `bytes` after the first entry) — by the core's
+//! own rules (`yieldtok::trajectory::logprob_entry_key_read` & co.), so the parsed result is
+//! the same. Those entries are most of a trajectory batch: this halves the text to write and
+//! to parse.
 
 use std::cell::RefCell;
 
 use pyo3::exceptions::{PyRecursionError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use crate::errors::TokenizerValueError;
 
-/// A `str`'s UTF-8 (3.9's stable ABI can only encode it into a new `bytes`).
-struct Utf8<'py>(Bound<'py, PyBytes>);
-
-impl Utf8<'_> {
-    fn as_str(&self) -> &str {
-        // SAFETY: UTF-8 from CPython's encoder.
-        unsafe { std::str::from_utf8_unchecked(self.0.as_bytes()) }
-    }
-}
-
-fn utf8<'py>(s: &Bound<'py, PyString>) -> PyResult<Utf8<'py>> {
-    Ok(Utf8(s.encode_utf8()?))
+/// A `str`'s UTF-8, borrowed: CPython keeps it with the string (for an ASCII string it is the
+/// string's own data), so nothing is copied or allocated per string.
+fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    s.to_str()
 }
 
 /// Deeper nesting than this is refused (`json.dumps` raises `RecursionError` similarly).
 const MAX_DEPTH: usize = 512;
 
+/// What may be left out of the JSON text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[allow(dead_code)] // `Nothing`: the general case, for other callers
+pub enum Skip {
+    Nothing,
+    /// What the core's trajectory parser skips (see the module docs).
+    ParserSkips,
+}
+
 /// The JSON text of `obj`; `hook` converts values that are not JSON data.
-pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook) -> PyResult<Vec<u8>> {
-    let ctx = Ctx { hook, err: RefCell::new(None), keys: RefCell::new(Vec::new()) };
+pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook, skip: Skip) -> PyResult<Vec<u8>> {
+    let ctx = Ctx { hook, skip, err: RefCell::new(None), keys: RefCell::new(Vec::new()) };
     let mut out = Vec::with_capacity(1 << 16);
-    match serde_json::to_writer(&mut out, &Node { obj, ctx: &ctx, depth: 0 }) {
+    match serde_json::to_writer(&mut out, &Node { obj, ctx: &ctx, depth: 0, place: Place::Any }) {
         Ok(()) => Ok(out),
         Err(e) => Err(ctx.err.into_inner().unwrap_or_else(|| TokenizerValueError::new_err(e.to_string()))),
     }
@@ -55,6 +63,7 @@ const KEY_CACHE: usize = 64;
 
 struct Ctx<'py> {
     hook: Hook,
+    skip: Skip,
     err: RefCell<Option<PyErr>>,
     keys: RefCell<Vec<(Bound<'py, PyAny>, Box<str>)>>,
 }
@@ -66,11 +75,41 @@ struct Node<'a, 'py> {
     obj: &'a Bound<'py, PyAny>,
     ctx: &'a Ctx<'py>,
     depth: usize,
+    place: Place,
+}
+
+/// Where a value sits, as far as [`Skip::ParserSkips`] cares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Any,
+    /// A Choice (a dict): its `logprobs` is [`Place::Logprobs`].
+    Choice,
+    /// A Choice's `logprobs`: `content` and `refusal` are [`Place::Entries`], the rest skipped.
+    Logprobs,
+    /// A list of logprob entries: element `i` is `Entry(i)`.
+    Entries,
+    /// A logprob entry (a dict): keys the parser does not read are skipped.
+    Entry(usize),
 }
 
 impl<'a, 'py> Node<'a, 'py> {
     fn child<'b>(&'b self, obj: &'b Bound<'py, PyAny>) -> Node<'b, 'py> {
-        Node { obj, ctx: self.ctx, depth: self.depth + 1 }
+        self.child_at(obj, Place::Any)
+    }
+
+    fn child_at<'b>(&'b self, obj: &'b Bound<'py, PyAny>, place: Place) -> Node<'b, 'py> {
+        Node { obj, ctx: self.ctx, depth: self.depth + 1, place }
+    }
+
+    /// The place of the value under `key` of this dict (at `place`), or `None` to leave it out.
+    fn place_of(place: Place, key: &str) -> Option<Place> {
+        use yieldtok::trajectory::{choice_logprobs_key_read, logprob_entry_key_read};
+        match place {
+            Place::Choice if key == "logprobs" => Some(Place::Logprobs),
+            Place::Logprobs => choice_logprobs_key_read(key).then_some(Place::Entries),
+            Place::Entry(i) => logprob_entry_key_read(i, key).then_some(Place::Any),
+            _ => Some(Place::Any),
+        }
     }
 
     /// Keep the Python exception; serde gets a placeholder.
@@ -79,26 +118,48 @@ impl<'a, 'py> Node<'a, 'py> {
         E::custom("python error")
     }
 
-    /// Write a dict entry, the key from the cache when it was seen before.
-    fn entry<M: SerializeMap>(&self, m: &mut M, k: &Bound<'py, PyAny>, v: &Bound<'py, PyAny>) -> Result<(), M::Error> {
-        let child = self.child(v);
+    /// Write a dict entry (of a dict at `place`), the key from the cache when it was seen
+    /// before; or leave it out (see [`Skip::ParserSkips`]).
+    fn entry<M: SerializeMap>(&self, m: &mut M, place: Place, k: &Bound<'py, PyAny>, v: &Bound<'py, PyAny>) -> Result<(), M::Error> {
         if k.is_exact_instance_of::<PyString>() {
             let cached = self.ctx.keys.borrow().iter().find(|(o, _)| o.is(k)).map(|(_, t)| &**t as *const str);
-            if let Some(text) = cached {
+            let text: &str = match cached {
                 // SAFETY: cached texts are boxed and never dropped or changed before the walk
                 // ends (the `RefCell` borrow is released so the child can add keys).
-                return m.serialize_entry(unsafe { &*text }, &child);
-            }
-            let text: Box<str> = utf8(k.cast::<PyString>().expect("checked")).map_err(|e| self.fail::<M::Error>(e))?.as_str().into();
-            m.serialize_entry(&*text, &child)?;
-            let mut keys = self.ctx.keys.borrow_mut();
-            if keys.len() < KEY_CACHE {
-                keys.push((k.clone(), text));
-            }
-            return Ok(());
+                Some(text) => unsafe { &*text },
+                None => {
+                    let text: Box<str> = utf8(k.cast::<PyString>().expect("checked")).map_err(|e| self.fail::<M::Error>(e))?.into();
+                    let mut keys = self.ctx.keys.borrow_mut();
+                    if keys.len() >= KEY_CACHE {
+                        let Some(child) = Self::place_of(place, &text) else { return Ok(()) };
+                        drop(keys);
+                        return m.serialize_entry(&*text, &self.child_at(v, child));
+                    }
+                    let ptr = &*text as *const str;
+                    keys.push((k.clone(), text));
+                    // SAFETY: as above — the box now lives in the cache until the walk ends.
+                    unsafe { &*ptr }
+                }
+            };
+            let Some(child) = Self::place_of(place, text) else { return Ok(()) };
+            return m.serialize_entry(text, &self.child_at(v, child));
         }
         let key = key_text(k).map_err(|e| self.fail::<M::Error>(e))?;
-        m.serialize_entry(&key, &child)
+        m.serialize_entry(&key, &self.child(v))
+    }
+
+    /// The place of this dict: a Choice, if pruning and the core calls it one.
+    fn dict_place(&self, d: &Bound<'py, PyDict>) -> Place {
+        if self.ctx.skip != Skip::ParserSkips || self.place != Place::Any {
+            return self.place;
+        }
+        let py = d.py();
+        let has = |k: &Bound<'py, PyString>| d.contains(k).unwrap_or(true);
+        if yieldtok::trajectory::is_choice(has(pyo3::intern!(py, "message")), has(pyo3::intern!(py, "role"))) {
+            Place::Choice
+        } else {
+            Place::Any
+        }
     }
 }
 
@@ -116,9 +177,20 @@ impl Serialize for Node<'_, '_> {
         if self.depth > MAX_DEPTH {
             return Err(self.fail(PyRecursionError::new_err("maximum nesting depth exceeded while serialising trajectories")));
         }
+        // The exact built-in types first (a pointer comparison each); subclasses below.
+        if o.is_exact_instance_of::<PyString>() {
+            return s.serialize_str(utf8(o.cast::<PyString>().expect("checked")).map_err(|e| self.fail(e))?);
+        }
+        if o.is_exact_instance_of::<PyFloat>() {
+            return s.serialize_f64(float(self, o.cast::<PyFloat>().expect("checked").value())?);
+        }
+        if o.is_exact_instance_of::<PyInt>() {
+            if let Ok(i) = o.extract::<i64>() {
+                return s.serialize_i64(i);
+            }
+        }
         if let Ok(st) = o.cast::<PyString>() {
-            let text = utf8(st).map_err(|e| self.fail(e))?;
-            return s.serialize_str(text.as_str());
+            return s.serialize_str(utf8(st).map_err(|e| self.fail(e))?);
         }
         if let Ok(f) = o.cast::<PyFloat>() {
             return s.serialize_f64(float(self, f.value())?);
@@ -127,9 +199,10 @@ impl Serialize for Node<'_, '_> {
             return s.serialize_unit();
         }
         if let Ok(d) = o.cast::<PyDict>() {
-            let mut m = s.serialize_map(Some(d.len()))?;
+            let place = self.dict_place(d);
+            let mut m = s.serialize_map(None)?;
             for (k, v) in d.iter() {
-                self.entry(&mut m, &k, &v)?;
+                self.entry(&mut m, place, &k, &v)?;
             }
             return m.end();
         }
@@ -149,39 +222,42 @@ impl Serialize for Node<'_, '_> {
         }
         if let Ok(l) = o.cast::<PyList>() {
             let mut seq = s.serialize_seq(Some(l.len()))?;
-            for v in l.iter() {
-                seq.serialize_element(&self.child(&v))?;
+            for (i, v) in l.iter().enumerate() {
+                let place = if self.place == Place::Entries { Place::Entry(i) } else { Place::Any };
+                seq.serialize_element(&self.child_at(&v, place))?;
             }
             return seq.end();
         }
         if let Ok(t) = o.cast::<PyTuple>() {
             let mut seq = s.serialize_seq(Some(t.len()))?;
-            for v in t.iter() {
-                seq.serialize_element(&self.child(&v))?;
+            for (i, v) in t.iter().enumerate() {
+                let place = if self.place == Place::Entries { Place::Entry(i) } else { Place::Any };
+                seq.serialize_element(&self.child_at(&v, place))?;
             }
             return seq.end();
         }
+        // A converted object keeps its place (an ART `Choice` or logprob entry object).
         let v = (self.ctx.hook)(o).map_err(|e| self.fail::<S::Error>(e))?;
-        self.child(&v).serialize(s)
+        self.child_at(&v, self.place).serialize(s)
     }
 }
 
 /// A dict key as `json.dumps` writes it: a `str`'s UTF-8, or the text of a scalar key.
-enum Key<'py> {
-    Str(Utf8<'py>),
+enum Key<'a> {
+    Str(&'a str),
     Text(String),
 }
 
 impl Serialize for Key<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Key::Str(b) => s.serialize_str(b.as_str()),
+            Key::Str(b) => s.serialize_str(b),
             Key::Text(t) => s.serialize_str(t),
         }
     }
 }
 
-fn key_text<'py>(k: &Bound<'py, PyAny>) -> PyResult<Key<'py>> {
+fn key_text<'a>(k: &'a Bound<'_, PyAny>) -> PyResult<Key<'a>> {
     if let Ok(s) = k.cast::<PyString>() {
         return Ok(Key::Str(utf8(s)?));
     }

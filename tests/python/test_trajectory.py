@@ -558,3 +558,31 @@ def test_python_values_serialise_like_json_dumps():
         deep = [deep]
     with pytest.raises(RecursionError):
         t.tokenize_trajectory_groups([[{"messages_and_choices": [], "tools": deep}]])
+
+
+def test_what_the_parser_skips_is_left_out_of_python_input_alike():
+    """Python input leaves out what the core's parser skips (top_logprobs, later entries'
+    bytes, other keys of a Choice's logprobs): the results equal the full JSON's; elsewhere
+    nothing is left out (a tool parameter or a message key named like them is kept)."""
+    t = tok("qwen3")
+    full = [[small_traj(1.0), small_traj(0.0)]]
+    for traj in full[0]:
+        choice = traj["messages_and_choices"][2]
+        choice["logprobs"]["zzz"] = [1, {"token": "q"}]
+        choice["logprobs"]["refusal"] = None
+        for i, e in enumerate(choice["logprobs"]["content"]):
+            e["bytes"] = [83 + i]
+            e["top_logprobs"] = [{"token": "token_id:7", "logprob": -2.0, "bytes": [1, 2]}]
+            e["extra_logprobs"] = {"old": -0.5 - i}
+        # a message (it has a role) keeps its logprobs whole
+        traj["messages_and_choices"][1]["logprobs"] = {"content": [{"token": "x", "logprob": -1.0, "top_logprobs": []}]}
+    got = t.tokenize_trajectory_groups(full, seed=3)
+    want = t.tokenize_trajectory_groups(json.dumps(full).encode(), seed=3)
+    assert signature(got) == signature(want)
+    assert got[0].extra_logprobs and "old" in got[0].extra_logprobs
+    # the same names outside a Choice's logprobs are data: a tool parameter `top_logprobs`
+    tool = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {"top_logprobs": {"type": "string"}, "bytes": {"type": "integer"}}}}}
+    with_tool = [[dict(small_traj(1.0), tools=[tool]), dict(small_traj(0.0), tools=[tool])]]
+    r = t.tokenize_trajectory_groups(with_tool, seed=3)
+    assert signature(r) == signature(t.tokenize_trajectory_groups(json.dumps(with_tool).encode(), seed=3))
+    assert "top_logprobs" in r[0].chat and '"bytes"' in r[0].chat

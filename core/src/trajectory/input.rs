@@ -702,6 +702,28 @@ fn dump_tool_call(tc: Value) -> std::result::Result<Value, String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// what the parser reads of an item: for front ends that write trajectories as JSON from their
+// own objects (the Python binding), which may leave out what would only be skipped
+
+/// Whether an item with these keys is a Choice (it has `message` and no `role`); anything else
+/// is a message, kept whole.
+pub fn is_choice(has_message: bool, has_role: bool) -> bool {
+    has_message && !has_role
+}
+
+/// Whether the parser reads `key` of a Choice's `logprobs` object.
+pub fn choice_logprobs_key_read(key: &str) -> bool {
+    matches!(key, "content" | "refusal")
+}
+
+/// Whether the parser reads `key` of the `index`-th entry of a Choice's `logprobs.content` (or
+/// `.refusal`): `token`, `logprob`, `extra_logprobs`, and `bytes` of the first entry only (for
+/// the `<think>` check). `top_logprobs` and the rest are skipped.
+pub fn logprob_entry_key_read(index: usize, key: &str) -> bool {
+    matches!(key, "token" | "logprob" | "extra_logprobs") || (key == "bytes" && index == 0)
+}
+
+// ---------------------------------------------------------------------------------------------
 // items
 
 impl<'de> Deserialize<'de> for Item {
@@ -736,8 +758,7 @@ impl<'de> Visitor<'de> for ItemVisitor {
                 map.insert(key, v);
             }
         }
-        let is_choice = map.contains_key("message") && !map.contains_key("role");
-        if !is_choice {
+        if !is_choice(map.contains_key("message"), map.contains_key("role")) {
             if let Some(lp) = typed {
                 map.insert("logprobs".into(), lp.map(|l| l.to_value()).unwrap_or(Value::Null));
             }
@@ -866,7 +887,7 @@ impl<'de> DeserializeSeed<'de> for EntriesSeed {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
                 let mut out = Vec::with_capacity(a.size_hint().unwrap_or(16));
-                while let Some(e) = a.next_element_seed(EntrySeed { keep_bytes: out.is_empty() })? {
+                while let Some(e) = a.next_element_seed(EntrySeed { keep_bytes: logprob_entry_key_read(out.len(), "bytes") })? {
                     out.push(e);
                 }
                 out.shrink_to_fit();
@@ -1069,5 +1090,51 @@ mod tests {
         assert!(py_float(&json!("x")).is_err());
         assert!(py_float(&json!([1])).is_err());
         assert_eq!(py_float(&json!(true)), Ok(1.0));
+    }
+}
+
+#[cfg(test)]
+mod read_rules {
+    use super::*;
+    use serde_json::json;
+
+    /// A Choice's JSON without what the parser skips, by the public rules.
+    fn prune(item: &Value) -> Value {
+        let mut item = item.clone();
+        let Value::Object(m) = &mut item else { return item };
+        if !is_choice(m.contains_key("message"), m.contains_key("role")) {
+            return item;
+        }
+        if let Some(Value::Object(lp)) = m.get_mut("logprobs") {
+            lp.retain(|k, _| choice_logprobs_key_read(k));
+            for list in lp.values_mut() {
+                if let Value::Array(entries) = list {
+                    for (i, e) in entries.iter_mut().enumerate() {
+                        if let Value::Object(e) = e {
+                            e.retain(|k, _| logprob_entry_key_read(i, k));
+                        }
+                    }
+                }
+            }
+        }
+        item
+    }
+
+    #[test]
+    fn what_the_rules_leave_out_changes_nothing() {
+        let items = json!([
+            {"role": "user", "content": "hi", "logprobs": {"content": [{"token": "a", "logprob": -1.0, "bytes": [97], "top_logprobs": []}], "z": 1}},
+            {"finish_reason": "stop", "index": 0, "message": {"role": "assistant", "content": "ab"},
+             "logprobs": {"z": [1, 2], "content": [
+                 {"top_logprobs": [{"token": "q", "logprob": -3.0}], "token": "token_id:5", "logprob": -1.5, "bytes": [60, 116], "other": 1},
+                 {"token": "b", "logprob": -0.5, "bytes": [98], "extra_logprobs": {"k": null, "j": 2}, "top_logprobs": []}],
+                 "refusal": [{"token": "r", "logprob": -0.1, "bytes": [114], "top_logprobs": []}, {"token": "s", "logprob": -0.2, "bytes": [115]}]}},
+            {"message": {"content": "c"}, "logprobs": null},
+        ]);
+        let pruned = Value::Array(items.as_array().unwrap().iter().map(prune).collect());
+        assert_ne!(pruned, items, "the example has something to leave out");
+        let a = format!("{:?}", history_from_value(&items).unwrap().messages_and_choices);
+        let b = format!("{:?}", history_from_value(&pruned).unwrap().messages_and_choices);
+        assert_eq!(a, b);
     }
 }

@@ -45,7 +45,7 @@ use serde_json::{Map, Value};
 pub use error::{Location, TrajectoryError, TrajectoryErrorKind};
 pub use group::{into_results, GroupResult};
 pub use input::{
-    groups_from_value, history_from_value, item_from_value, parse_group, parse_groups, parse_groups_jsonl, parse_trajectory, trajectory_from_value, Choice,
+    choice_logprobs_key_read, groups_from_value, is_choice, logprob_entry_key_read, history_from_value, item_from_value, parse_group, parse_groups, parse_groups_jsonl, parse_trajectory, trajectory_from_value, Choice,
     ChoiceLogprobs, ExtraLogprobs, History, Item, Token, TokenLogprob, Trajectory, TrajectoryGroup,
 };
 pub use messages::ToolSchemaFormat;
