@@ -78,7 +78,7 @@ struct Shared {
     pool: rayon::ThreadPool,
     threads: usize,
     queue: Mutex<Queue>,
-    /// Wakes the short lane: one message per job submitted.
+    /// Wakes the short lane: one message per short job submitted.
     lane: Mutex<Sender<()>>,
 }
 
@@ -200,17 +200,16 @@ impl Scheduler {
             let clock = q.clock;
             self.push(&mut q, clock, remaining, Work::Piece(task), short);
         }
-        self.wake_lane();
+        if short {
+            self.wake_lane();
+        }
     }
 
     /// Queue a closure to run once on a worker, as a new request (see [`Work::Once`]).
     pub(crate) fn submit_once(&self, f: Box<dyn FnOnce() + Send>) {
-        {
-            let mut q = self.lock();
-            let clock = q.clock;
-            self.push(&mut q, clock, 0, Work::Once(f), false);
-        }
-        self.wake_lane();
+        let mut q = self.lock();
+        let clock = q.clock;
+        self.push(&mut q, clock, 0, Work::Once(f), false);
     }
 
     fn wake_lane(&self) {
@@ -278,8 +277,8 @@ fn is_short(task: &Arc<dyn Task>) -> bool {
     task.job().text().len() <= SHORT_LANE_MAX_BYTES
 }
 
-/// The short lane's thread (see [`SHORT_LANE_MAX_BYTES`]): each wake-up (a job submitted)
-/// runs the first short job's piece, if one is queued (a worker may have taken it already).
+/// The short lane's thread (see [`SHORT_LANE_MAX_BYTES`]): each wake-up (a short job
+/// submitted) runs the first short job's piece, if one is queued (a worker may have taken it already).
 /// Ends with its scheduler.
 fn short_lane(shared: Weak<Shared>, wakes: Receiver<()>) {
     for () in wakes {
