@@ -41,6 +41,9 @@ struct State {
     /// Set once the scheduler has queued the job's assembly (native).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     assembly_queued: AtomicBool,
+    /// The scheduler's short lane may run it (a request of its own, not a batch member).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    lane: bool,
 }
 
 impl State {
@@ -82,6 +85,9 @@ impl crate::scheduler::Task for State {
     fn claim_assembly(&self) -> bool {
         !self.assembly_queued.swap(true, Ordering::AcqRel)
     }
+    fn lane(&self) -> bool {
+        self.lane
+    }
 }
 
 /// The future of one encode. Resolves to the job's output, or to
@@ -107,6 +113,14 @@ impl EncodeFuture {
         EncodeFuture { state: new_state(job), started: false, slice }
     }
 
+    /// A member of a batch: throughput work, never run on the scheduler's short lane.
+    pub(crate) fn in_batch(mut self) -> Self {
+        if let Some(state) = Arc::get_mut(&mut self.state) {
+            state.lane = false;
+        }
+        self
+    }
+
     /// Progress and cancellation for this encode.
     pub fn handle(&self) -> JobHandle {
         JobHandle { state: self.state.clone() }
@@ -129,6 +143,7 @@ fn new_state(job: EncodeJob) -> Arc<State> {
         waker: Mutex::new(None),
         completed: AtomicBool::new(false),
         assembly_queued: AtomicBool::new(false),
+        lane: true,
     })
 }
 

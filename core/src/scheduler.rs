@@ -29,6 +29,9 @@ pub(crate) trait Task: Send + Sync {
     /// `true` exactly once: the caller queues the job's assembly (several workers may see the
     /// job done at the same time).
     fn claim_assembly(&self) -> bool;
+    /// Whether the short lane may run it (a request of its own; not a member of a batch,
+    /// which is throughput work).
+    fn lane(&self) -> bool;
 }
 
 struct Entry {
@@ -82,11 +85,11 @@ struct Shared {
     lane: Mutex<Sender<()>>,
 }
 
-/// Jobs of at most this many bytes (about a thousand tokens: a fraction of a millisecond of
-/// work) may also run on the *short lane*: one extra thread at the host's priority that takes
-/// only such jobs, when one is at the head of the queue. While every worker is in the middle of
-/// a long job's piece, a short request then starts at once instead of waiting for a piece to
-/// end — and without waiting for a worker at nice +5 to get the CPU back from the host's
+/// Requests of at most this many bytes (about a thousand tokens: a fraction of a millisecond
+/// of work) may also run on the *short lane*: one extra thread at the host's priority that
+/// takes only such jobs (kept in a heap of their own), as soon as they are queued. Members of
+/// a batch do not (that is throughput work). While every worker is in the middle of a long
+/// job's piece, a short request then starts at once instead of waiting for a piece to end — and without waiting for a worker at nice +5 to get the CPU back from the host's
 /// threads. The lane sleeps otherwise, so the work done is the same; the workers still run
 /// short jobs too.
 pub const SHORT_LANE_MAX_BYTES: usize = 4 * 1024;
@@ -263,8 +266,12 @@ impl Scheduler {
         if task.job().has_unclaimed() {
             let remaining = task.job().remaining_bytes();
             let service = key.0 + claim.len() as u64;
-            let mut q = self.lock();
-            self.push(&mut q, service, remaining, Work::Piece(task.clone()), is_short(&task));
+            let short = is_short(&task);
+            self.push(&mut self.lock(), service, remaining, Work::Piece(task.clone()), short);
+            // A short job's next piece: the lane may take it too.
+            if short {
+                self.wake_lane();
+            }
         }
         // `run` catches panics of the pipeline itself; this guards the bookkeeping around it.
         let _ = catch_unwind(AssertUnwindSafe(|| task.job().run(claim)));
@@ -274,12 +281,12 @@ impl Scheduler {
 }
 
 fn is_short(task: &Arc<dyn Task>) -> bool {
-    task.job().text().len() <= SHORT_LANE_MAX_BYTES
+    task.lane() && task.job().text().len() <= SHORT_LANE_MAX_BYTES
 }
 
-/// The short lane's thread (see [`SHORT_LANE_MAX_BYTES`]): each wake-up (a short job
-/// submitted) runs the first short job's piece, if one is queued (a worker may have taken it already).
-/// Ends with its scheduler.
+/// The short lane's thread (see [`SHORT_LANE_MAX_BYTES`]): each wake-up (a short job's piece
+/// queued) runs the first queued short job's piece, if there still is one (a worker may have
+/// taken it). Ends with its scheduler.
 fn short_lane(shared: Weak<Shared>, wakes: Receiver<()>) {
     for () in wakes {
         let Some(shared) = shared.upgrade() else { return };
@@ -296,12 +303,16 @@ impl Scheduler {
         if !job.is_done() {
             return;
         }
-        if job.wants_assembler() && task.claim_assembly() {
-            let task = task.clone();
-            self.submit_once(Box::new(move || {
-                let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
-                task.complete();
-            }));
+        if job.wants_assembler() {
+            // Only the worker that claims the assembly goes on; another that saw the job done
+            // at the same time must not complete it before it is assembled.
+            if task.claim_assembly() {
+                let task = task.clone();
+                self.submit_once(Box::new(move || {
+                    let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
+                    task.complete();
+                }));
+            }
         } else {
             task.complete();
         }

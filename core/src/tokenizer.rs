@@ -484,7 +484,7 @@ impl Tokenizer {
             });
             return crate::BatchFuture::small(task, n, total);
         }
-        crate::BatchFuture::new(texts.into_iter().map(|t| self.encode_async(t, opts.clone())).collect())
+        crate::BatchFuture::new(texts.into_iter().map(|t| self.encode_async(t, opts.clone()).in_batch()).collect())
     }
 
     /// Run `work` with this tokenizer as one unit of work on its scheduler's pool (native) or

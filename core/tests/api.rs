@@ -281,11 +281,8 @@ fn tasks_do_not_wait_for_long_jobs() {
     drop(long);
 }
 
-#[test]
-fn short_requests_run_while_every_worker_is_busy() {
-    // The only worker is held by a task until the short encode has finished: without the short
-    // lane the encode would wait for it (and this test would time out below).
-    let tok = fixture("qwen3").with_scheduler(Scheduler::new(1));
+/// The only worker of a new scheduler, held by a task until the returned sender is used.
+fn hold_the_only_worker(tok: &Tokenizer) -> (std::sync::mpsc::Sender<()>, yieldtok::TaskFuture<()>) {
     let (release, held) = std::sync::mpsc::channel::<()>();
     let (started_tx, started) = std::sync::mpsc::channel::<()>();
     let blocker = tok.spawn(move |_| {
@@ -293,15 +290,42 @@ fn short_requests_run_while_every_worker_is_busy() {
         held.recv_timeout(Duration::from_secs(30)).map_err(|_| Error::Cancelled)
     });
     started.recv_timeout(Duration::from_secs(10)).expect("the worker did not start the blocking task");
-    let text = "A short request, while the only worker is busy. 🙂";
-    let t0 = Instant::now();
+    (release, blocker)
+}
+
+#[test]
+fn short_requests_run_while_every_worker_is_busy() {
+    // The only worker is held until the short encode has finished: without the short lane the
+    // encode would wait for it (and time out below). ~3 KB: two pieces, both on the lane.
+    let tok = fixture("qwen3").with_scheduler(Scheduler::new(1));
+    let (release, blocker) = hold_the_only_worker(&tok);
+    let text = "A short request, while the only worker is busy. 🙂 ".repeat(60);
+    assert!(text.len() > 2048 && text.len() <= yieldtok::SHORT_LANE_MAX_BYTES);
     let (tx, rx) = std::sync::mpsc::channel();
-    let fut = tok.encode_async(text, EncodeOptions::default());
+    let fut = tok.encode_async(text.as_str(), EncodeOptions::default());
     std::thread::spawn(move || tx.send(block_on(fut)));
     let out = rx.recv_timeout(Duration::from_secs(10)).expect("the short request waited for the busy worker");
-    assert!(t0.elapsed() < Duration::from_secs(10));
-    assert_eq!(out.unwrap().into_encoding().unwrap().ids, reference(&tok, text, true).ids);
+    assert_eq!(out.unwrap().into_encoding().unwrap().ids, reference(&tok, &text, true).ids);
     release.send(()).unwrap();
+    block_on(blocker).unwrap();
+}
+
+#[test]
+fn batch_members_do_not_run_on_the_short_lane() {
+    // A batch is throughput work: with the only worker held, its short texts wait for it.
+    let tok = fixture("qwen3").with_scheduler(Scheduler::new(1));
+    let (release, blocker) = hold_the_only_worker(&tok);
+    let texts: Vec<String> = (0..4).map(|i| format!("batch text {i} ").repeat(200)).collect();
+    assert!(texts.iter().map(String::len).sum::<usize>() > yieldtok::batch::SMALL_BATCH_BYTES);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let fut = tok.encode_batch_async(texts.clone(), EncodeOptions::default());
+    std::thread::spawn(move || tx.send(block_on(fut)));
+    assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "a batch member ran on the short lane");
+    release.send(()).unwrap();
+    let out = rx.recv_timeout(Duration::from_secs(30)).expect("the batch did not finish").unwrap();
+    for (o, t) in out.into_iter().zip(&texts) {
+        assert_eq!(o.into_encoding().unwrap().ids, reference(&tok, t, true).ids);
+    }
     block_on(blocker).unwrap();
 }
 
