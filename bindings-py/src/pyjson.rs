@@ -12,11 +12,12 @@
 //! result is written instead.
 //!
 //! What the core's trajectory parser would only skip is left out (`Skip::ParserSkips`): in a
-//! Choice's `logprobs`, every key but `content` / `refusal`, and in their entries every key
-//! the parser does not read (`top_logprobs`; `bytes` after the first entry) — by the core's
-//! own rules (`yieldtok::trajectory::logprob_entry_key_read` & co.), so the parsed result is
-//! the same. Those entries are most of a trajectory batch: this halves the text to write and
-//! to parse.
+//! Choice — an item of a `messages_and_choices` list that the core calls one — its `logprobs`'
+//! keys but `content` / `refusal`, and in their entries every key the parser does not read
+//! (`top_logprobs`; `bytes` after the first entry), by the core's own rules
+//! (`yieldtok::trajectory::logprob_entry_key_read` & co.), so the parsed result is the same.
+//! Nothing is left out anywhere else (tool schemas, messages, a bare list of items). Those
+//! entries are most of a trajectory batch: this halves the text to write and to parse.
 
 use std::cell::RefCell;
 
@@ -48,7 +49,7 @@ pub enum Skip {
 
 /// The JSON text of `obj`; `hook` converts values that are not JSON data.
 pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook, skip: Skip) -> PyResult<Vec<u8>> {
-    let ctx = Ctx { hook, skip, err: RefCell::new(None), keys: RefCell::new(Vec::new()) };
+    let ctx = Ctx { hook, skip, err: RefCell::new(None) };
     let mut out = Vec::with_capacity(1 << 16);
     match serde_json::to_writer(&mut out, &Node { obj, ctx: &ctx, depth: 0, place: Place::Any }) {
         Ok(()) => Ok(out),
@@ -56,16 +57,10 @@ pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook, skip: Skip) -> PyResult
     }
 }
 
-/// Dict keys seen so far (by object identity; each kept alive, so its address is not reused
-/// during the walk), with their UTF-8: the same few key objects recur in every message and
-/// logprob entry (`json.loads` and literals share them).
-const KEY_CACHE: usize = 64;
-
-struct Ctx<'py> {
+struct Ctx {
     hook: Hook,
     skip: Skip,
     err: RefCell<Option<PyErr>>,
-    keys: RefCell<Vec<(Bound<'py, PyAny>, Box<str>)>>,
 }
 
 /// Converts a value that is not JSON data into one that is (or fails).
@@ -73,7 +68,7 @@ pub type Hook = for<'py> fn(&Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>;
 
 struct Node<'a, 'py> {
     obj: &'a Bound<'py, PyAny>,
-    ctx: &'a Ctx<'py>,
+    ctx: &'a Ctx,
     depth: usize,
     place: Place,
 }
@@ -81,7 +76,14 @@ struct Node<'a, 'py> {
 /// Where a value sits, as far as [`Skip::ParserSkips`] cares.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Place {
+    /// The input's structure: lists of groups, groups, trajectories, histories.
     Any,
+    /// Data the parser takes as it is (tools, messages, rewards, ...): nothing is left out.
+    Data,
+    /// A `messages_and_choices` list: its elements are [`Place::Item`]s.
+    Items,
+    /// An item of `messages_and_choices`: a Choice if the core calls it one.
+    Item,
     /// A Choice (a dict): its `logprobs` is [`Place::Logprobs`].
     Choice,
     /// A Choice's `logprobs`: `content` and `refusal` are [`Place::Entries`], the rest skipped.
@@ -94,7 +96,7 @@ enum Place {
 
 impl<'a, 'py> Node<'a, 'py> {
     fn child<'b>(&'b self, obj: &'b Bound<'py, PyAny>) -> Node<'b, 'py> {
-        self.child_at(obj, Place::Any)
+        self.child_at(obj, Place::Data)
     }
 
     fn child_at<'b>(&'b self, obj: &'b Bound<'py, PyAny>, place: Place) -> Node<'b, 'py> {
@@ -105,10 +107,15 @@ impl<'a, 'py> Node<'a, 'py> {
     fn place_of(place: Place, key: &str) -> Option<Place> {
         use yieldtok::trajectory::{choice_logprobs_key_read, logprob_entry_key_read};
         match place {
+            Place::Any => Some(match key {
+                "messages_and_choices" => Place::Items,
+                "additional_histories" | "trajectories" => Place::Any,
+                _ => Place::Data,
+            }),
             Place::Choice if key == "logprobs" => Some(Place::Logprobs),
             Place::Logprobs => choice_logprobs_key_read(key).then_some(Place::Entries),
-            Place::Entry(i) => logprob_entry_key_read(i, key).then_some(Place::Any),
-            _ => Some(Place::Any),
+            Place::Entry(i) => logprob_entry_key_read(i, key).then_some(Place::Data),
+            _ => Some(Place::Data),
         }
     }
 
@@ -118,39 +125,33 @@ impl<'a, 'py> Node<'a, 'py> {
         E::custom("python error")
     }
 
-    /// Write a dict entry (of a dict at `place`), the key from the cache when it was seen
-    /// before; or leave it out (see [`Skip::ParserSkips`]).
+    /// Write a dict entry (of a dict at `place`), or leave it out (see [`Skip::ParserSkips`]).
     fn entry<M: SerializeMap>(&self, m: &mut M, place: Place, k: &Bound<'py, PyAny>, v: &Bound<'py, PyAny>) -> Result<(), M::Error> {
-        if k.is_exact_instance_of::<PyString>() {
-            let cached = self.ctx.keys.borrow().iter().find(|(o, _)| o.is(k)).map(|(_, t)| &**t as *const str);
-            let text: &str = match cached {
-                // SAFETY: cached texts are boxed and never dropped or changed before the walk
-                // ends (the `RefCell` borrow is released so the child can add keys).
-                Some(text) => unsafe { &*text },
-                None => {
-                    let text: Box<str> = utf8(k.cast::<PyString>().expect("checked")).map_err(|e| self.fail::<M::Error>(e))?.into();
-                    let mut keys = self.ctx.keys.borrow_mut();
-                    if keys.len() >= KEY_CACHE {
-                        let Some(child) = Self::place_of(place, &text) else { return Ok(()) };
-                        drop(keys);
-                        return m.serialize_entry(&*text, &self.child_at(v, child));
-                    }
-                    let ptr = &*text as *const str;
-                    keys.push((k.clone(), text));
-                    // SAFETY: as above — the box now lives in the cache until the walk ends.
-                    unsafe { &*ptr }
-                }
+        if let Ok(key) = k.cast_exact::<PyString>() {
+            let text = utf8(key).map_err(|e| self.fail::<M::Error>(e))?;
+            let child = if self.ctx.skip == Skip::ParserSkips { Self::place_of(place, text) } else { Some(Place::Data) };
+            return match child {
+                Some(child) => m.serialize_entry(text, &self.child_at(v, child)),
+                None => Ok(()),
             };
-            let Some(child) = Self::place_of(place, text) else { return Ok(()) };
-            return m.serialize_entry(text, &self.child_at(v, child));
         }
         let key = key_text(k).map_err(|e| self.fail::<M::Error>(e))?;
         m.serialize_entry(&key, &self.child(v))
     }
 
-    /// The place of this dict: a Choice, if pruning and the core calls it one.
+    /// The place of element `i` of this list.
+    fn element_place(&self, i: usize) -> Place {
+        match self.place {
+            Place::Any => Place::Any,
+            Place::Items => Place::Item,
+            Place::Entries => Place::Entry(i),
+            _ => Place::Data,
+        }
+    }
+
+    /// The place of this dict: an item is a Choice if the core calls it one, else a message.
     fn dict_place(&self, d: &Bound<'py, PyDict>) -> Place {
-        if self.ctx.skip != Skip::ParserSkips || self.place != Place::Any {
+        if self.place != Place::Item {
             return self.place;
         }
         let py = d.py();
@@ -158,7 +159,7 @@ impl<'a, 'py> Node<'a, 'py> {
         if yieldtok::trajectory::is_choice(has(pyo3::intern!(py, "message")), has(pyo3::intern!(py, "role"))) {
             Place::Choice
         } else {
-            Place::Any
+            Place::Data
         }
     }
 }
@@ -223,16 +224,14 @@ impl Serialize for Node<'_, '_> {
         if let Ok(l) = o.cast::<PyList>() {
             let mut seq = s.serialize_seq(Some(l.len()))?;
             for (i, v) in l.iter().enumerate() {
-                let place = if self.place == Place::Entries { Place::Entry(i) } else { Place::Any };
-                seq.serialize_element(&self.child_at(&v, place))?;
+                seq.serialize_element(&self.child_at(&v, self.element_place(i)))?;
             }
             return seq.end();
         }
         if let Ok(t) = o.cast::<PyTuple>() {
             let mut seq = s.serialize_seq(Some(t.len()))?;
             for (i, v) in t.iter().enumerate() {
-                let place = if self.place == Place::Entries { Place::Entry(i) } else { Place::Any };
-                seq.serialize_element(&self.child_at(&v, place))?;
+                seq.serialize_element(&self.child_at(&v, self.element_place(i)))?;
             }
             return seq.end();
         }

@@ -580,9 +580,14 @@ def test_what_the_parser_skips_is_left_out_of_python_input_alike():
     want = t.tokenize_trajectory_groups(json.dumps(full).encode(), seed=3)
     assert signature(got) == signature(want)
     assert got[0].extra_logprobs and "old" in got[0].extra_logprobs
-    # the same names outside a Choice's logprobs are data: a tool parameter `top_logprobs`
-    tool = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {"top_logprobs": {"type": "string"}, "bytes": {"type": "integer"}}}}}
+    # the same names outside a Choice's logprobs are data: tool parameters named like them, in
+    # a properties dict that looks like a Choice (`message`, no `role`) and under a key named
+    # `messages_and_choices`
+    props = {"message": {"type": "string"}, "logprobs": {"type": "object", "properties": {"top_logprobs": {"type": "integer"}}},
+             "top_logprobs": {"type": "string"}, "bytes": {"type": "integer"},
+             "messages_and_choices": {"type": "array", "items": [{"message": "m", "logprobs": {"z": 1, "content": [{"token": "t", "logprob": 0, "top_logprobs": 2}]}}]}}
+    tool = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object", "properties": props}}}
     with_tool = [[dict(small_traj(1.0), tools=[tool]), dict(small_traj(0.0), tools=[tool])]]
     r = t.tokenize_trajectory_groups(with_tool, seed=3)
     assert signature(r) == signature(t.tokenize_trajectory_groups(json.dumps(with_tool).encode(), seed=3))
-    assert "top_logprobs" in r[0].chat and '"bytes"' in r[0].chat
+    assert "top_logprobs" in r[0].chat and '"bytes"' in r[0].chat and '"z"' in r[0].chat
