@@ -99,7 +99,8 @@ impl CancelToken {
         self.inner.cancelled.load(Ordering::Acquire)
     }
 
-    /// Bytes encoded so far and in total, over the encodes of this token (for tests and progress).
+    /// Bytes encoded so far and in total, over the batches of this token (single encodes and
+    /// tasks count 0 / 0: they report through their promise only).
     #[napi]
     pub fn progress(&self) -> Vec<f64> {
         let ts = self.inner.targets.lock().unwrap_or_else(|e| e.into_inner());
