@@ -15,7 +15,10 @@ export declare class CancelToken {
   /** Cancel everything started with this token: pieces and tasks not yet started will not run. */
   cancel(): void
   get cancelled(): boolean
-  /** Bytes encoded so far and in total, over the encodes of this token (for tests and progress). */
+  /**
+   * Bytes encoded so far and in total, over the batches of this token (single encodes and
+   * tasks count 0 / 0: they report through their promise only).
+   */
   progress(): Array<number>
 }
 
