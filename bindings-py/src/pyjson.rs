@@ -266,8 +266,17 @@ fn key_text<'a>(k: &'a Bound<'_, PyAny>) -> PyResult<Key<'a>> {
     if k.is_none() {
         return Ok(Key::Text("null".into()));
     }
-    if k.is_instance_of::<PyInt>() || k.is_instance_of::<PyFloat>() {
-        return Ok(Key::Text(k.repr()?.to_string()));
+    // As `json.dumps`: the built-in `int.__repr__` / `float.__repr__` (an `IntEnum` key is its
+    // number, not its own repr); a NaN or infinite key is refused like a NaN value.
+    let py = k.py();
+    if k.is_instance_of::<PyInt>() {
+        return Ok(Key::Text(py.get_type::<PyInt>().getattr(pyo3::intern!(py, "__repr__"))?.call1((k,))?.extract()?));
+    }
+    if let Ok(f) = k.cast::<PyFloat>() {
+        if !f.value().is_finite() {
+            return Err(TokenizerValueError::new_err(format!("Out of range float values are not JSON compliant: {}", f.value())));
+        }
+        return Ok(Key::Text(py.get_type::<PyFloat>().getattr(pyo3::intern!(py, "__repr__"))?.call1((k,))?.extract()?));
     }
     Err(PyTypeError::new_err(format!("keys must be str, int, float, bool or None, not {}", k.get_type().name()?)))
 }

@@ -549,6 +549,24 @@ def test_python_values_serialise_like_json_dumps():
     assert signature(got) == want  # the template ignores the extra key
     same_via_json = t.tokenize_trajectory_groups(json.dumps(odd, default=lambda o: o.tolist()).encode(), seed=1)
     assert signature(got) == signature(same_via_json)
+    # dict keys that are int / float subclasses are written as json.dumps writes them
+    import enum
+
+    class Num(enum.IntEnum):
+        A = 1
+
+    class F(float):
+        def __repr__(self):
+            return "F!"
+
+    keyed = copy.deepcopy(base)
+    keyed[0][0]["tools"] = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {}, "enum_map": {Num.A: "a", F(2.5): "b"}}}}]
+    keyed[0][1]["tools"] = keyed[0][0]["tools"]
+    got_keyed = t.tokenize_trajectory_groups(keyed, seed=1)
+    assert signature(got_keyed) == signature(t.tokenize_trajectory_groups(json.dumps(keyed).encode(), seed=1))
+    assert '"1"' in got_keyed[0].chat and '"2.5"' in got_keyed[0].chat
+    with pytest.raises(ValueError):
+        t.tokenize_trajectory_groups([[dict(small_traj(1.0), tools=[{"x": {float("nan"): 1}}])]])
     bad = copy.deepcopy(base)
     bad[0][0]["messages_and_choices"][0]["content"] = "lone \ud800 surrogate"
     with pytest.raises(UnicodeEncodeError):
