@@ -157,7 +157,7 @@ pub struct EncodeJob {
 /// Jobs over this many bytes run by the scheduler have their result assembled by one more
 /// task on the scheduler's pool, instead of in the consumer's `poll` (which may be a host's
 /// bridge or event-loop thread): assembling 100k+ tokens takes milliseconds.
-pub const ASSEMBLER_MIN_BYTES: usize = 64 * 1024;
+pub const POOL_ASSEMBLY_MIN_BYTES: usize = 64 * 1024;
 
 impl EncodeJob {
     pub(crate) fn new(inner: Arc<Inner>, text: Arc<str>, opts: EncodeOptions) -> Self {
@@ -382,10 +382,10 @@ impl EncodeJob {
     }
 
     /// Whether the scheduler should assemble this job's result on its pool (see
-    /// [`ASSEMBLER_MIN_BYTES`]).
+    /// [`POOL_ASSEMBLY_MIN_BYTES`]).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
-    pub(crate) fn wants_assembler(&self) -> bool {
-        self.text.len() >= ASSEMBLER_MIN_BYTES && !self.is_cancelled()
+    pub(crate) fn wants_pool_assembly(&self) -> bool {
+        self.text.len() >= POOL_ASSEMBLY_MIN_BYTES && !self.is_cancelled()
     }
 
     /// Assemble the result now and keep it for [`finish`](Self::finish).

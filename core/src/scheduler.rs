@@ -89,9 +89,9 @@ struct Shared {
 /// of work) may also run on the *short lane*: one extra thread at the host's priority that
 /// takes only such jobs (kept in a heap of their own), as soon as they are queued. Members of
 /// a batch do not (that is throughput work). While every worker is in the middle of a long
-/// job's piece, a short request then starts at once instead of waiting for a piece to end — and without waiting for a worker at nice +5 to get the CPU back from the host's
-/// threads. The lane sleeps otherwise, so the work done is the same; the workers still run
-/// short jobs too.
+/// job's piece, a short request then starts at once instead of waiting for a piece to end,
+/// and for a worker at nice +5 to get the CPU back from the host's threads. The lane sleeps
+/// otherwise, so the work done is the same; the workers still run short jobs too.
 pub const SHORT_LANE_MAX_BYTES: usize = 4 * 1024;
 
 /// Nice value of the workers (Linux): `YIELDTOK_WORKER_NICE`, default 5. The host's own
@@ -103,7 +103,7 @@ pub const SHORT_LANE_MAX_BYTES: usize = 4 * 1024;
 /// (with nice values a waking thread may wait up to a tick, 4 ms at HZ=250), which cut the
 /// Node benchmark's short-request p99 from ~3.5 to ~1.8 ms; but an unprivileged process
 /// cannot move them back to normal priority, and on a host that kept every core busy a
-/// 160k-token encode then took 0.5–12 s instead of 0.5 s. Not worth it.
+/// 160k-token encode then took 0.5–12 s instead of 0.6 s. Not worth it.
 pub const DEFAULT_WORKER_NICE: i32 = 5;
 
 fn lower_priority() {
@@ -198,53 +198,43 @@ impl Scheduler {
     pub(crate) fn submit(&self, task: Arc<dyn Task>) {
         let remaining = task.job().remaining_bytes();
         let short = is_short(&task);
-        {
-            let mut q = self.lock();
-            let clock = q.clock;
-            self.push(&mut q, clock, remaining, Work::Piece(task), short);
-        }
-        if short {
-            self.wake_lane();
-        }
+        self.enqueue(None, remaining, Work::Piece(task), short);
     }
 
     /// Queue a closure to run once on a worker, as a new request (see [`Work::Once`]).
     pub(crate) fn submit_once(&self, f: Box<dyn FnOnce() + Send>) {
-        let mut q = self.lock();
-        let clock = q.clock;
-        self.push(&mut q, clock, 0, Work::Once(f), false);
+        self.enqueue(None, 0, Work::Once(f), false);
     }
 
-    fn wake_lane(&self) {
-        let _ = self.shared.lane.lock().unwrap_or_else(|e| e.into_inner()).send(());
-    }
-
-    fn push(&self, q: &mut Queue, service: u64, remaining: usize, work: Work, short: bool) {
-        q.seq += 1;
-        let key = (service, remaining, q.seq);
-        let entry = Reverse(Entry { key, work });
-        if short {
-            q.shorts.push(entry)
-        } else {
-            q.heap.push(entry)
+    /// Queue `work` at `service` (`None`: as a new request, at the clock), with one pool task
+    /// to run the best entry; a short job's piece also wakes the short lane.
+    fn enqueue(&self, service: Option<u64>, remaining: usize, work: Work, short: bool) {
+        {
+            let mut q = self.lock();
+            q.seq += 1;
+            let key = (service.unwrap_or(q.clock), remaining, q.seq);
+            let entry = Reverse(Entry { key, work });
+            if short {
+                q.shorts.push(entry)
+            } else {
+                q.heap.push(entry)
+            }
         }
         let me = self.clone();
-        self.shared.pool.spawn(move || me.run_best());
+        self.shared.pool.spawn(move || me.run_head(false));
+        if short {
+            let _ = self.shared.lane.lock().unwrap_or_else(|e| e.into_inner()).send(());
+        }
     }
 
-    /// One pool task: pick the least-served job, claim a piece, requeue the job if more
-    /// remains (so another worker can take its next piece), run the piece.
-    fn run_best(&self) {
-        self.run_head(false);
-    }
-
-    /// Run the head of the queue — only if it is a short job's piece when `short_only` —
-    /// and say whether there was one. The pool task queued with that entry later finds the
-    /// next entry, or nothing.
-    fn run_head(&self, short_only: bool) -> bool {
+    /// One pool task (or, with `short_only`, a short lane's turn): pick the least-served entry
+    /// (of the short jobs only, if `short_only`), claim a piece, requeue the job if more
+    /// remains (so another worker can take its next piece), run the piece. A pool task whose
+    /// entry the lane took finds the next one, or nothing.
+    fn run_head(&self, short_only: bool) {
         let (key, task, claim) = {
             let mut q = self.lock();
-            let Some(Reverse(entry)) = q.pop(short_only) else { return false };
+            let Some(Reverse(entry)) = q.pop(short_only) else { return };
             q.clock = q.clock.max(entry.key.0);
             let task = match entry.work {
                 Work::Piece(task) => task,
@@ -252,7 +242,7 @@ impl Scheduler {
                     drop(q);
                     // The closure catches its own panics (`TaskFuture`); this guards the rest.
                     let _ = catch_unwind(AssertUnwindSafe(f));
-                    return true;
+                    return;
                 }
             };
             let claim = task.job().claim();
@@ -261,22 +251,40 @@ impl Scheduler {
         let Some(claim) = claim else {
             // Nothing left to claim: cancelled, failed, or its last pieces are running elsewhere.
             self.maybe_complete(&task);
-            return true;
+            return;
         };
         if task.job().has_unclaimed() {
             let remaining = task.job().remaining_bytes();
             let service = key.0 + claim.len() as u64;
-            let short = is_short(&task);
-            self.push(&mut self.lock(), service, remaining, Work::Piece(task.clone()), short);
-            // A short job's next piece: the lane may take it too.
-            if short {
-                self.wake_lane();
-            }
+            // (a short job's next piece wakes the lane too)
+            self.enqueue(Some(service), remaining, Work::Piece(task.clone()), is_short(&task));
         }
         // `run` catches panics of the pipeline itself; this guards the bookkeeping around it.
         let _ = catch_unwind(AssertUnwindSafe(|| task.job().run(claim)));
         self.maybe_complete(&task);
-        true
+    }
+
+    /// The job is done: complete it, or, for a long one, queue its assembly first (a task like
+    /// a new request's: it waits for about one piece per worker; short jobs meanwhile go to
+    /// the short lane).
+    fn maybe_complete(&self, task: &Arc<dyn Task>) {
+        let job = task.job();
+        if !job.is_done() {
+            return;
+        }
+        if job.wants_pool_assembly() {
+            // Only the worker that claims the assembly goes on; another that saw the job done
+            // at the same time must not complete it before it is assembled.
+            if task.claim_assembly() {
+                let task = task.clone();
+                self.submit_once(Box::new(move || {
+                    let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
+                    task.complete();
+                }));
+            }
+        } else {
+            task.complete();
+        }
     }
 }
 
@@ -294,27 +302,3 @@ fn short_lane(shared: Weak<Shared>, wakes: Receiver<()>) {
     }
 }
 
-impl Scheduler {
-    /// The job is done: complete it, or, for a long one, queue its assembly first (a task like
-    /// a new request's: it waits for about one piece per worker; short jobs meanwhile go to
-    /// the short lane).
-    fn maybe_complete(&self, task: &Arc<dyn Task>) {
-        let job = task.job();
-        if !job.is_done() {
-            return;
-        }
-        if job.wants_assembler() {
-            // Only the worker that claims the assembly goes on; another that saw the job done
-            // at the same time must not complete it before it is assembled.
-            if task.claim_assembly() {
-                let task = task.clone();
-                self.submit_once(Box::new(move || {
-                    let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
-                    task.complete();
-                }));
-            }
-        } else {
-            task.complete();
-        }
-    }
-}

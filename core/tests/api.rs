@@ -251,7 +251,7 @@ fn time_budgeted_steps_size_their_pieces() {
 #[test]
 fn long_async_results_are_assembled_off_the_workers_and_exact() {
     let tok = fixture("qwen3");
-    let text = yieldtok::corpus::document(3 * yieldtok::job::ASSEMBLER_MIN_BYTES);
+    let text = yieldtok::corpus::document(3 * yieldtok::job::POOL_ASSEMBLY_MIN_BYTES);
     // Several at once, so assembly entries interleave with pieces of the other jobs.
     let futs: Vec<_> = (0..3).map(|_| tok.encode_async(text.as_str(), EncodeOptions::default())).collect();
     let short = tok.encode_async("a short one", EncodeOptions::default());
