@@ -4,20 +4,20 @@
 //! `json.dumps` here, mostly because floats are formatted by `ryu` instead of through Python
 //! `repr` strings.
 //!
-//! Same output as `json.dumps(obj, allow_nan=False)` up to formatting: `dict`, `list`, `tuple`,
-//! `str`, `int`, `float`, `bool`, `None` (and their subclasses); dict keys that are `int`,
-//! `float`, `bool` or `None` become strings as `json.dumps` does; NaN/infinity raise
-//! `TokenizerValueError` (JSON has no spelling for them); anything else goes through a hook
-//! (ART's pydantic objects and other duck-typed values, see `trajectory::json_default`) whose
-//! result is written instead.
+//! Same output as `json.dumps(obj, allow_nan=False)` up to formatting, except what the
+//! trajectory parser skips (below): `dict`, `list`, `tuple`, `str`, `int`, `float`, `bool`,
+//! `None` (and their subclasses); dict keys that are `int`, `float`, `bool` or `None` become
+//! strings as `json.dumps` does; NaN/infinity raise `TokenizerValueError` (JSON has no
+//! spelling for them); anything else goes through a hook (ART's pydantic objects and other
+//! duck-typed values, see `trajectory::json_default`) whose result is written instead.
 //!
-//! What the core's trajectory parser would only skip is left out (`Skip::ParserSkips`): in a
-//! Choice — an item of a `messages_and_choices` list that the core calls one — its `logprobs`'
-//! keys but `content` / `refusal`, and in their entries every key the parser does not read
-//! (`top_logprobs`; `bytes` after the first entry), by the core's own rules
-//! (`yieldtok::trajectory::logprob_entry_key_read` & co.), so the parsed result is the same.
-//! Nothing is left out anywhere else (tool schemas, messages, a bare list of items). Those
-//! entries are most of a trajectory batch: this halves the text to write and to parse.
+//! What the core's trajectory parser would only skip is left out (this writer serves
+//! trajectory input only): in a Choice — an item of a `messages_and_choices` list that the
+//! core calls one — its `logprobs`' keys but `content` / `refusal`, and in their entries every
+//! key the parser does not read (`top_logprobs`; `bytes` after the first entry), by the core's
+//! own rules (`yieldtok::trajectory::logprob_entry_key_read` & co.), so the parsed result is
+//! the same. Nothing is left out anywhere else (tool schemas, messages, a bare list of items).
+//! Those entries are most of a trajectory batch: this halves the text to write and to parse.
 
 use std::cell::RefCell;
 
@@ -38,18 +38,9 @@ fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
 /// Deeper nesting than this is refused (`json.dumps` raises `RecursionError` similarly).
 const MAX_DEPTH: usize = 512;
 
-/// What may be left out of the JSON text.
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[allow(dead_code)] // `Nothing`: the general case, for other callers
-pub enum Skip {
-    Nothing,
-    /// What the core's trajectory parser skips (see the module docs).
-    ParserSkips,
-}
-
-/// The JSON text of `obj`; `hook` converts values that are not JSON data.
-pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook, skip: Skip) -> PyResult<Vec<u8>> {
-    let ctx = Ctx { hook, skip, err: RefCell::new(None) };
+/// The JSON text of trajectory input `obj`; `hook` converts values that are not JSON data.
+pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook) -> PyResult<Vec<u8>> {
+    let ctx = Ctx { hook, err: RefCell::new(None) };
     let mut out = Vec::with_capacity(1 << 16);
     match serde_json::to_writer(&mut out, &Node { obj, ctx: &ctx, depth: 0, place: Place::Any }) {
         Ok(()) => Ok(out),
@@ -59,7 +50,6 @@ pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook, skip: Skip) -> PyResult
 
 struct Ctx {
     hook: Hook,
-    skip: Skip,
     err: RefCell<Option<PyErr>>,
 }
 
@@ -73,7 +63,7 @@ struct Node<'a, 'py> {
     place: Place,
 }
 
-/// Where a value sits, as far as [`Skip::ParserSkips`] cares.
+/// Where a value sits in trajectory input, as far as leaving out what the parser skips cares.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Place {
     /// The input's structure: lists of groups, groups, trajectories, histories.
@@ -125,12 +115,11 @@ impl<'a, 'py> Node<'a, 'py> {
         E::custom("python error")
     }
 
-    /// Write a dict entry (of a dict at `place`), or leave it out (see [`Skip::ParserSkips`]).
+    /// Write a dict entry (of a dict at `place`), or leave it out (see the module docs).
     fn entry<M: SerializeMap>(&self, m: &mut M, place: Place, k: &Bound<'py, PyAny>, v: &Bound<'py, PyAny>) -> Result<(), M::Error> {
         if let Ok(key) = k.cast_exact::<PyString>() {
             let text = utf8(key).map_err(|e| self.fail::<M::Error>(e))?;
-            let child = if self.ctx.skip == Skip::ParserSkips { Self::place_of(place, text) } else { Some(Place::Data) };
-            return match child {
+            return match Self::place_of(place, text) {
                 Some(child) => m.serialize_entry(text, &self.child_at(v, child)),
                 None => Ok(()),
             };

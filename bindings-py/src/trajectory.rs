@@ -62,7 +62,7 @@ impl JsonInput {
         if obj.hasattr(pyo3::intern!(py, "__fspath__"))? {
             return Ok(JsonInput::File(obj.extract()?));
         }
-        Ok(JsonInput::Owned(crate::pyjson::to_json_bytes(obj, json_default, crate::pyjson::Skip::ParserSkips)?))
+        Ok(JsonInput::Owned(crate::pyjson::to_json_bytes(obj, json_default)?))
     }
 
     /// The JSON bytes (reading the file for paths).
