@@ -60,6 +60,12 @@ pub fn request(
     })
 }
 
+/// The core's options for `apply_chat_template`'s arguments: `return_dict=True` needs the ids
+/// even when `tokenize` is false (transformers returns `input_ids` then too).
+pub fn options(chat_template: Option<String>, tokenize: bool, return_dict: bool, return_assistant_tokens_mask: bool) -> yieldtok::ChatOptions {
+    yieldtok::ChatOptions { chat_template, tokenize: tokenize || return_dict, return_assistant_tokens_mask }
+}
+
 /// Render (and tokenize) with the GIL released.
 pub fn run(py: Python<'_>, tok: &yieldtok::Tokenizer, req: yieldtok::ChatRequest, opts: yieldtok::ChatOptions) -> PyResult<yieldtok::ChatOutput> {
     py.detach(|| guard(|| tok.apply_chat_template(&req, &opts)))

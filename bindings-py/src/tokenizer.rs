@@ -292,7 +292,7 @@ impl Tokenizer {
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let req = crate::chat::request(conversation, tools, documents, add_generation_prompt, continue_final_message, kwargs)?;
-        let opts = yieldtok::ChatOptions { chat_template, tokenize: tokenize || return_dict, return_assistant_tokens_mask };
+        let opts = crate::chat::options(chat_template, tokenize, return_dict, return_assistant_tokens_mask);
         let out = crate::chat::run(py, &self.tok, req, opts)?;
         crate::chat::output(py, out, tokenize, return_dict)
     }
@@ -316,7 +316,7 @@ impl Tokenizer {
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let req = crate::chat::request(conversation, tools, documents, add_generation_prompt, continue_final_message, kwargs)?;
-        let opts = yieldtok::ChatOptions { chat_template, tokenize: tokenize || return_dict, return_assistant_tokens_mask };
+        let opts = crate::chat::options(chat_template, tokenize, return_dict, return_assistant_tokens_mask);
         let fut = self.tok.spawn(move |t| t.apply_chat_template(&req, &opts));
         bridge(
             py,
