@@ -1,0 +1,80 @@
+//! # yieldtok-engine
+//!
+//! yieldtok's own tokenization engine: the model side of a Hugging Face `tokenizer.json`
+//! (normalizer, pre-tokenizer, model, added tokens) in pure Rust — the same code on native
+//! targets and wasm32 — with exactly the ids, byte offsets and word indices of the
+//! `tokenizers` crate 0.23.2 for one piece of text. What it cannot reproduce exactly it
+//! refuses at load ([`LoadError::Unsupported`]). The design, stage by stage: `DESIGN.md`.
+//!
+//! Module map, by pipeline stage: [`normalized`] (the alignment-tracking string),
+//! [`normalizers`], [`pre_tokenizers`] (with hand-written scanners in
+//! [`pre_tokenizers::scan`]), [`models`], [`error`].
+
+pub mod error;
+pub mod models;
+pub mod normalized;
+pub mod normalizers;
+pub mod pre_tokenizers;
+
+use std::sync::atomic::AtomicBool;
+
+pub use error::{EncodeError, LoadError};
+pub use models::Token;
+
+/// The output of one encode (appended to, so that a caller can reuse the buffers).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tokens {
+    pub ids: Vec<u32>,
+    /// Byte offsets of each token in the encoded text.
+    pub offsets: Vec<(u32, u32)>,
+    /// Word index of each token: the index of the pre-token split it came from, counted over
+    /// the encoded text (added tokens found in the text are words too).
+    pub words: Vec<u32>,
+    /// Number of words (splits) of the encoded text, tokenized or not.
+    pub n_words: u32,
+}
+
+impl Tokens {
+    pub fn clear(&mut self) {
+        self.ids.clear();
+        self.offsets.clear();
+        self.words.clear();
+        self.n_words = 0;
+    }
+}
+
+/// Options of one encode.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PieceOptions<'a> {
+    /// The piece continues a segment (see `DESIGN.md`): its first segment skips the
+    /// normalizer's leading `Prepend` step and Metaspace's prepend.
+    pub continuation: bool,
+    /// Checked inside long work; when set, the encode returns [`EncodeError::Cancelled`].
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// A loaded engine. `Send + Sync`: share it by `Arc` across threads.
+pub struct Engine {
+    _private: (),
+}
+
+impl Engine {
+    /// Build from the text of a `tokenizer.json`.
+    pub fn from_json(json: &str) -> Result<Engine, LoadError> {
+        let _ = json;
+        Err(LoadError::Unsupported("the engine is not built yet".into()))
+    }
+
+    /// Encode one piece: `tokenizers`' `encode(text, add_special_tokens = false)` without
+    /// truncation or padding; results are appended to `out`.
+    pub fn encode(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Tokens) -> Result<(), EncodeError> {
+        let _ = (text, opts, out);
+        unimplemented!()
+    }
+
+    /// Ids only (no offsets, no words), appended to `out`.
+    pub fn encode_ids(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Vec<u32>) -> Result<(), EncodeError> {
+        let _ = (text, opts, out);
+        unimplemented!()
+    }
+}

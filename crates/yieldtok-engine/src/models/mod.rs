@@ -1,0 +1,10 @@
+//! Models: turn one pre-token into tokens. BPE ([`bpe`]), WordPiece, Unigram.
+
+/// One token produced by a model for its input (a pre-token): its id and its byte range in
+/// that input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Token {
+    pub id: u32,
+    pub start: u32,
+    pub end: u32,
+}

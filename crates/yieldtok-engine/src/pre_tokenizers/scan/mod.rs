@@ -1,0 +1,28 @@
+//! Hand-written scanners for the `Split` regex patterns real tokenizers use (Qwen2/3, Llama 3
+//! / cl100k, o200k as in gpt-4o and gpt-oss, DeepSeek-V3's three Splits). Each is recognised by
+//! its exact pattern string(s) and gives exactly the pre-tokens `fancy-regex` gives for them;
+//! every other pattern runs through `fancy-regex` itself (see `super`).
+
+/// A scanner for one `Split` pattern, or for a sequence of `Split` patterns applied in order.
+///
+/// Semantics: the result of applying, in order, `Split(pattern_i, behavior = Isolated,
+/// invert = false)` of `tokenizers` to `text` for each pattern: the text is tiled into
+/// pre-tokens (the matches of the last split applied, and the unmatched gaps between them as
+/// pre-tokens of their own). For a pattern whose alternatives match every char (the main
+/// patterns above), `Removed` with `invert = true` gives the same tiling.
+pub trait Scanner: Send + Sync {
+    /// Append to `ends` the end byte offset (in `text`) of each pre-token, in order. The
+    /// pre-tokens tile `text`: the first starts at 0, each next one where the previous ended,
+    /// the last ends at `text.len()`; none is empty. Nothing is appended for an empty text.
+    fn scan(&self, text: &str, ends: &mut Vec<u32>);
+
+    /// A short name for logs and `Engine::describe` (e.g. `"qwen2"`, `"o200k"`).
+    fn name(&self) -> &'static str;
+}
+
+/// The scanner for a sequence of Split patterns (the patterns' exact strings, in order), if
+/// one is known.
+pub fn scanner_for(patterns: &[&str]) -> Option<Box<dyn Scanner>> {
+    let _ = patterns;
+    None
+}
