@@ -81,7 +81,11 @@ impl Normalized {
 
     /// Split at given match ranges (normalized bytes; `true` = a delimiter match), with a
     /// delimiter behavior — what `split_by`, string and regex patterns reduce to.
-    pub fn split_at_matches(&self, matches: &[(Range<usize>, bool)], behavior: SplitDelimiterBehavior) -> Vec<Normalized> {
+    pub fn split_at_matches(
+        &self,
+        matches: &[(Range<usize>, bool)],
+        behavior: SplitDelimiterBehavior,
+    ) -> Vec<Normalized> {
         let _ = (matches, behavior);
         todo!("engine-text: Normalized::split_at_matches")
     }
