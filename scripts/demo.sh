@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/fetch-fixtures.sh qwen3 >/dev/null
-cargo run --quiet --release -p yieldtok --bin yieldtok -- demo "$@"
+cargo run --quiet --release -p yieldtok-cli -- demo "$@"

@@ -16,7 +16,7 @@ cargo test --workspace --no-fail-fast 2>&1 | tee target/rust-tests.log
 grep -q "test result: ok" target/rust-tests.log
 
 step "conformance vectors (tokenizers whole-text encode vs yieldtok, all fixtures)"
-cargo run --quiet -p yieldtok --bin yieldtok -- conformance --out target/conformance
+cargo run --quiet -p yieldtok-cli -- conformance --out target/conformance
 export YIELDTOK_REQUIRE_CONFORMANCE=1
 
 step "python environments: .venv (binding + its tests), .cache/venv-oracle (transformers, the chat-template oracle)"

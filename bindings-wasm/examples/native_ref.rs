@@ -24,10 +24,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let out_dir = std::path::PathBuf::from(&args[1]);
     std::fs::create_dir_all(&out_dir)?;
     let names: Vec<String> =
-        if args.len() > 2 { args[2..].to_vec() } else { yieldtok::fixtures::NAMES.iter().map(|s| s.to_string()).collect() };
+        if args.len() > 2 { args[2..].to_vec() } else { yieldtok_testkit::fixtures::NAMES.iter().map(|s| s.to_string()).collect() };
     for name in names {
         let t0 = std::time::Instant::now();
-        let tok = yieldtok::fixtures::load(&name)?;
+        let tok = yieldtok::Tokenizer::from_dir(yieldtok_testkit::fixtures::dir(&name)?)?;
         let mut out = Vec::with_capacity(cases.len());
         for case in &cases {
             let text = case["text"].as_str().ok_or("case without text")?;

@@ -173,8 +173,8 @@ struct ArtRun {
 fn art_run(python: &Path, input: &Path) -> Option<ArtRun> {
     let root = std::env::var_os("YIELDTOK_REPO_ROOT")
         .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok().and_then(|d| yieldtok::fixtures::repo_root_from(&d)))
-        .or_else(|| yieldtok::fixtures::repo_root_from(Path::new(env!("CARGO_MANIFEST_DIR"))));
+        .or_else(|| std::env::current_dir().ok().and_then(|d| yieldtok_testkit::fixtures::repo_root_from(&d)))
+        .or_else(|| yieldtok_testkit::fixtures::repo_root_from(Path::new(env!("CARGO_MANIFEST_DIR"))));
     let Some(root) = root else {
         eprintln!("cannot find the repository (tests/oracle/art_oracle.py): run from inside it or set YIELDTOK_REPO_ROOT");
         return None;
@@ -212,7 +212,7 @@ fn main() {
     let bytes = std::fs::read(&a.input).expect("read the bench input");
     let doc: BenchDoc = serde_json::from_slice(&bytes).expect("bench input: {tokenizer, options, pack, groups}");
     let tok_name = doc.tokenizer.clone().unwrap_or_else(|| "qwen3".into());
-    let tok = yieldtok::fixtures::load(&tok_name).expect("tokenizer fixture");
+    let tok = yieldtok::Tokenizer::from_dir(yieldtok_testkit::fixtures::dir(&tok_name).expect("tokenizer fixture")).expect("tokenizer fixture");
     tok.wait_for_engine();
     let seed = doc.options["seed"].as_i64().unwrap_or(0) as i128;
     let opts = TrajectoryOptions { seed: Some(seed), ..Default::default() };

@@ -42,8 +42,6 @@ pub mod trajectory;
 cfg_if::cfg_if! {
     if #[cfg(not(target_arch = "wasm32"))] {
         mod scheduler;
-        pub mod corpus;
-        pub mod fixtures;
         pub use scheduler::{Scheduler, DEFAULT_WORKER_NICE, SHORT_LANE_MAX_BYTES};
         pub use future::block_on;
         /// Pieces of the fast engine that benchmarks comparing against standalone `fastokens`

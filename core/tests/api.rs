@@ -28,7 +28,7 @@ fn loading_errors_are_clear() {
     let e = Tokenizer::from_dir(&d).unwrap_err();
     assert!(matches!(e, Error::NotFound { .. }) && e.to_string().contains("tokenizer.json"), "{e}");
     // A valid tokenizer.json with a broken tokenizer_config.json.
-    std::fs::copy(yieldtok::fixtures::dir("llama2").unwrap().join("tokenizer.json"), d.join("tokenizer.json")).unwrap();
+    std::fs::copy(yieldtok_testkit::fixtures::dir("llama2").unwrap().join("tokenizer.json"), d.join("tokenizer.json")).unwrap();
     std::fs::write(d.join("tokenizer_config.json"), "{\"chat_template\": 5}").unwrap();
     let e = Tokenizer::from_dir(&d).unwrap_err();
     assert!(matches!(e, Error::InvalidConfig { .. }) && e.to_string().contains("chat_template"), "{e}");
@@ -48,7 +48,7 @@ fn hub_cache_is_resolved_without_network() {
     std::fs::create_dir_all(&snap).unwrap();
     std::fs::create_dir_all(repo.join("refs")).unwrap();
     std::fs::write(repo.join("refs").join("main"), "0123abcd\n").unwrap();
-    let fx = yieldtok::fixtures::dir("llama2").unwrap();
+    let fx = yieldtok_testkit::fixtures::dir("llama2").unwrap();
     for f in ["tokenizer.json", "tokenizer_config.json"] {
         std::fs::copy(fx.join(f), snap.join(f)).unwrap();
     }
@@ -86,7 +86,7 @@ fn decode_batches_and_bad_ids() {
 #[test]
 fn cancelling_stops_the_remaining_pieces() {
     let tok = fixture("qwen3");
-    let big = yieldtok::corpus::document(8 << 20);
+    let big = yieldtok_testkit::corpus::document(8 << 20);
     let fut = tok.encode_async(big.as_str(), EncodeOptions::default());
     let h = fut.handle();
     let runner = std::thread::spawn(move || block_on(fut));
@@ -110,7 +110,7 @@ fn cancelling_stops_the_remaining_pieces() {
 #[test]
 fn dropping_a_future_cancels_it() {
     let tok = fixture("qwen3");
-    let mut fut = tok.encode_async(yieldtok::corpus::document(4 << 20), EncodeOptions::default());
+    let mut fut = tok.encode_async(yieldtok_testkit::corpus::document(4 << 20), EncodeOptions::default());
     fut.start();
     let h = fut.handle();
     drop(fut);
@@ -125,7 +125,7 @@ fn short_job_overtakes_long_job_on_one_worker() {
     // One worker: the long job runs piece by piece; a short job submitted later must finish
     // long before the long job does (least-attained-service order), without any timing bound.
     let tok = fixture("qwen3").with_scheduler(Scheduler::new(1));
-    let long_text = yieldtok::corpus::document(2 << 20);
+    let long_text = yieldtok_testkit::corpus::document(2 << 20);
     let long = tok.encode_async(long_text.as_str(), EncodeOptions { output: Output::Ids, ..Default::default() });
     let lh = long.handle();
     let long_thread = std::thread::spawn(move || block_on(long));
@@ -142,7 +142,7 @@ fn short_job_overtakes_long_job_on_one_worker() {
 #[test]
 fn unknown_structure_falls_back_to_one_exact_piece() {
     // qwen3 with a regex the reviewed list does not know: no cut rule, still exact.
-    let dir = yieldtok::fixtures::dir("qwen3").unwrap();
+    let dir = yieldtok_testkit::fixtures::dir("qwen3").unwrap();
     let json = std::fs::read_to_string(dir.join("tokenizer.json")).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
     v["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = serde_json::json!("\\s+|\\S+");
@@ -187,7 +187,7 @@ fn batch_futures_keep_order_and_fail_as_a_whole() {
     let outs = block_on(tok.encode_batch_async(many.clone(), EncodeOptions { output: Output::Ids, ..Default::default() })).unwrap();
     assert_eq!(outs.into_iter().map(|o| o.into_ids()).collect::<Vec<_>>(), tok.encode_batch_ids(&many, true).unwrap());
     // Cancelling the batch's handle fails the whole batch with Cancelled.
-    let big = yieldtok::corpus::document(4 << 20);
+    let big = yieldtok_testkit::corpus::document(4 << 20);
     let mut fut = tok.encode_batch_async([big.clone(), big], EncodeOptions::default());
     fut.start();
     let h = fut.handle();
@@ -201,7 +201,7 @@ fn batch_futures_keep_order_and_fail_as_a_whole() {
     assert_eq!(outs.into_iter().map(|o| o.into_ids()).collect::<Vec<_>>(), tok.encode_batch_ids(&["one", "two"], true).unwrap());
     // (on one worker kept busy by a long encode, so the cancel lands before the task starts)
     let one = tok.with_scheduler(Scheduler::new(1));
-    let mut long = one.encode_async(yieldtok::corpus::document(4 << 20), EncodeOptions::default());
+    let mut long = one.encode_async(yieldtok_testkit::corpus::document(4 << 20), EncodeOptions::default());
     long.start();
     std::thread::sleep(Duration::from_millis(5));
     let small = one.encode_batch_async(["one", "two"], EncodeOptions::default());
@@ -209,7 +209,7 @@ fn batch_futures_keep_order_and_fail_as_a_whole() {
     assert!(matches!(block_on(small), Err(Error::Cancelled)));
     drop(long);
     // Dropping it cancels every job.
-    let mut fut = tok.encode_batch_async([yieldtok::corpus::document(4 << 20)], EncodeOptions::default());
+    let mut fut = tok.encode_batch_async([yieldtok_testkit::corpus::document(4 << 20)], EncodeOptions::default());
     fut.start();
     let h = fut.handle();
     drop(fut);
@@ -232,7 +232,7 @@ fn task_futures_decode_and_surface_panics() {
 #[test]
 fn time_budgeted_steps_size_their_pieces() {
     let tok = fixture("qwen3");
-    let doc = yieldtok::corpus::document(256 << 10);
+    let doc = yieldtok_testkit::corpus::document(256 << 10);
     // A job's first time-budgeted piece is small (its cost is not known yet); a zero budget
     // then stops after that one piece.
     let job = tok.job(doc.as_str(), EncodeOptions::default());
@@ -251,7 +251,7 @@ fn time_budgeted_steps_size_their_pieces() {
 #[test]
 fn long_async_results_are_assembled_off_the_workers_and_exact() {
     let tok = fixture("qwen3");
-    let text = yieldtok::corpus::document(3 * yieldtok::job::POOL_ASSEMBLY_MIN_BYTES);
+    let text = yieldtok_testkit::corpus::document(3 * yieldtok::job::POOL_ASSEMBLY_MIN_BYTES);
     // Several at once, so assembly entries interleave with pieces of the other jobs.
     let futs: Vec<_> = (0..3).map(|_| tok.encode_async(text.as_str(), EncodeOptions::default())).collect();
     let short = tok.encode_async("a short one", EncodeOptions::default());
@@ -268,7 +268,7 @@ fn tasks_do_not_wait_for_long_jobs() {
     // One worker busy with a long encode: a decode task queued after it runs as a new request
     // (after about one piece), not after the whole job.
     let tok = fixture("qwen3").with_scheduler(Scheduler::new(1));
-    let mut long = tok.encode_async(yieldtok::corpus::document(8 << 20), EncodeOptions::default());
+    let mut long = tok.encode_async(yieldtok_testkit::corpus::document(8 << 20), EncodeOptions::default());
     long.start();
     let h = long.handle();
     while h.progress().done_bytes == 0 {

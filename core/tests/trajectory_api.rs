@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use yieldtok::trajectory::{self, History, PackOptions, TrajectoryErrorKind as K, TrajectoryOptions, TrajectoryTokenizer};
 
 fn qwen3() -> TrajectoryTokenizer {
-    let tok = yieldtok::fixtures::load("qwen3").unwrap();
+    let tok = yieldtok::Tokenizer::from_dir(yieldtok_testkit::fixtures::dir("qwen3").unwrap()).unwrap();
     TrajectoryTokenizer::new(&tok, None).unwrap()
 }
 

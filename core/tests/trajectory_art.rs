@@ -323,7 +323,7 @@ fn run(cases_path: &Path, oracle_path: &Path, fixtures: Option<&Path>) -> Stats 
         let tt = tokenizers.entry(tok_name.to_string()).or_insert_with(|| {
             let dir = match fixtures {
                 Some(f) => f.join(tok_name),
-                None => yieldtok::fixtures::dir(tok_name).unwrap(),
+                None => yieldtok_testkit::fixtures::dir(tok_name).unwrap(),
             };
             let tok = yieldtok::Tokenizer::from_dir(&dir).unwrap();
             TrajectoryTokenizer::new(&tok, None).unwrap()

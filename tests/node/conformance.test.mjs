@@ -1,5 +1,5 @@
 // Cross-language conformance vectors written by the core:
-//   cargo run -p yieldtok --release -- conformance --out target/conformance
+//   cargo run -p yieldtok-cli --release -- conformance --out target/conformance
 // target/conformance/<fixture>.json = [{name, text, add_special_tokens, ids, offsets (bytes), char_offsets}]
 // Skipped when absent, unless YIELDTOK_REQUIRE_CONFORMANCE=1.
 import { test } from 'node:test'
@@ -16,7 +16,7 @@ const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith(
 
 if (files.length === 0) {
   test('conformance vectors', (t) => {
-    if (REQUIRED) assert.fail(`no conformance vectors in ${DIR} (YIELDTOK_REQUIRE_CONFORMANCE=1); run: cargo run -p yieldtok --release -- conformance --out target/conformance`)
+    if (REQUIRED) assert.fail(`no conformance vectors in ${DIR} (YIELDTOK_REQUIRE_CONFORMANCE=1); run: cargo run -p yieldtok-cli --release -- conformance --out target/conformance`)
     t.skip(`no vectors in ${DIR}`)
   })
 }

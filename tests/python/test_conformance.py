@@ -1,6 +1,6 @@
 """Cross-language conformance vectors written by the core CLI:
 
-    cargo run -p yieldtok --release -- conformance --out target/conformance
+    cargo run -p yieldtok-cli --release -- conformance --out target/conformance
 
 Each target/conformance/<fixture>.json is a list of {name, text, add_special_tokens, ids,
 offsets (bytes), char_offsets}. Skipped when absent unless YIELDTOK_REQUIRE_CONFORMANCE=1.
@@ -29,7 +29,7 @@ def test_conformance_vectors(name):
     path = conformance_dir() / f"{name}.json"
     if not path.is_file():
         if os.environ.get("YIELDTOK_REQUIRE_CONFORMANCE") == "1":
-            pytest.fail(f"{path} is missing (run: cargo run -p yieldtok --release -- conformance --out target/conformance)")
+            pytest.fail(f"{path} is missing (run: cargo run -p yieldtok-cli --release -- conformance --out target/conformance)")
         pytest.skip(f"{path} not generated")
     cases = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(cases, list) and cases, f"{path} holds no cases"

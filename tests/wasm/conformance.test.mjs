@@ -1,7 +1,7 @@
 // wasm (nodejs target) against the native core, on the real fixture tokenizers.
 //
 // Vectors: target/conformance/<fixture>.json (the core's cross-language vectors:
-// `cargo run -p yieldtok --release -- conformance --out target/conformance`) and
+// `cargo run -p yieldtok-cli --release -- conformance --out target/conformance`) and
 // target/wasm-ref/<fixture>.json (this suite's cases: tests/wasm/cases.mjs, encoded natively by
 // bindings-wasm/examples/native_ref.rs). YIELDTOK_REQUIRE_CONFORMANCE=1 makes missing vectors
 // a failure instead of a skip.
@@ -33,7 +33,7 @@ test("conformance vectors are present", () => {
   const missingCore = FIXTURES.filter((f) => !vectorFiles(f).some((p) => p.includes("/conformance/")));
   const missingOwn = FIXTURES.filter((f) => !vectorFiles(f).some((p) => p.includes("/wasm-ref/")));
   if (require) {
-    assert.deepEqual(missingCore, [], "target/conformance vectors missing (cargo run -p yieldtok --release -- conformance --out target/conformance)");
+    assert.deepEqual(missingCore, [], "target/conformance vectors missing (cargo run -p yieldtok-cli --release -- conformance --out target/conformance)");
     assert.deepEqual(missingOwn, [], "target/wasm-ref vectors missing (node tests/wasm/cases.mjs && native_ref)");
   }
   if (missingCore.length) console.log(`# no core conformance vectors for: ${missingCore.join(", ")}`);

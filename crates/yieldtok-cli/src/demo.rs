@@ -15,8 +15,8 @@ pub fn run(tok: &Tokenizer, tokens: usize) -> Result<(), String> {
     let e = |e: yieldtok::Error| e.to_string();
     println!("tokenizer: {}", tok.origin().unwrap_or("?"));
     println!("  vocabulary {} tokens; engine {}; chunking: {}", tok.vocab_size(true), tok.engine(), tok.cut_rules().describe());
-    let doc = yieldtok::corpus::document_tokens(tok, tokens).map_err(e)?;
-    println!("document: {:.1} KB of {}", doc.len() as f64 / 1024.0, if yieldtok::corpus::data_dir().is_some() { "real airline-support conversations" } else { "generated multilingual text" });
+    let doc = yieldtok_testkit::corpus::document_tokens(tokens, |t| tok.count(t, false)).map_err(e)?;
+    println!("document: {:.1} KB of {}", doc.len() as f64 / 1024.0, if yieldtok_testkit::corpus::data_dir().is_some() { "real airline-support conversations" } else { "generated multilingual text" });
 
     let (reference, t_ref, _) = measure(|| tok.hf().encode(doc.as_str(), true));
     let reference = reference.map_err(|e| e.to_string())?;
@@ -35,7 +35,7 @@ pub fn run(tok: &Tokenizer, tokens: usize) -> Result<(), String> {
     let handle = long.handle();
     let rt = Runner::new();
     let long_task = rt.spawn(long);
-    let shorts = yieldtok::corpus::texts(20, 300, 500);
+    let shorts = yieldtok_testkit::corpus::texts(20, 300, 500);
     let mut lat = Vec::new();
     for (i, s) in shorts.iter().enumerate() {
         let t = Instant::now();
@@ -52,7 +52,7 @@ pub fn run(tok: &Tokenizer, tokens: usize) -> Result<(), String> {
     println!("   short requests: p50 {:.2} ms, max {:.2} ms (a FIFO thread pool would make them wait for the whole long encode)", percentile(&lat, 50.0), percentile(&lat, 100.0));
 
     println!("\n3. cancellation: a 10 MB encode dropped after 20 ms");
-    let big = yieldtok::corpus::document(10 << 20);
+    let big = yieldtok_testkit::corpus::document(10 << 20);
     let fut = tok.encode_async(big, EncodeOptions::default());
     let h = fut.handle();
     let task = rt.spawn(fut);

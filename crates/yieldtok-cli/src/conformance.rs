@@ -13,7 +13,7 @@ use yieldtok::{EncodeOptions, Tokenizer};
 pub fn run(out: &Path, names: &[String]) -> Result<(), String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     for name in names {
-        let tok = yieldtok::fixtures::load(name).map_err(|e| e.to_string())?;
+        let tok = crate::fixture(name)?;
         let cases = vectors(&tok).map_err(|e| format!("{name}: {e}"))?;
         let path = out.join(format!("{name}.json"));
         let n = cases.len();
@@ -25,7 +25,7 @@ pub fn run(out: &Path, names: &[String]) -> Result<(), String> {
 
 fn vectors(tok: &Tokenizer) -> Result<Vec<serde_json::Value>, String> {
     let mut cases = Vec::new();
-    for (name, text) in yieldtok::corpus::conformance_texts(tok) {
+    for (name, text) in yieldtok_testkit::corpus::conformance_texts(&crate::added_tokens(tok)) {
         for add in [false, true] {
             let r = tok.hf().encode(text.as_str(), add).map_err(|e| e.to_string())?;
             let ours = tok.encode(&text, add).map_err(|e| e.to_string())?;

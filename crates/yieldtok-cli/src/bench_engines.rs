@@ -14,15 +14,15 @@ pub fn run(names: &[String], runs: usize, tokens: usize) -> Result<(), String> {
     println!("| tokenizer | input | tokenizers | fastokens | yieldtok 1 worker | yieldtok vs tokenizers | yieldtok vs fastokens | yieldtok {} workers, wall ms |", Scheduler::global().threads());
     println!("|---|---|---|---|---|---|---|---|");
     for name in names {
-        let tok = yieldtok::fixtures::load(name).map_err(|e| e.to_string())?;
+        let tok = crate::fixture(name)?;
         let engine = tok.wait_for_engine();
         if engine != "fastokens" {
             println!("| {name} | — | fast engine unavailable: {} |", tok.engine_unavailable_reason().unwrap_or("?"));
             continue;
         }
         let fast = fastokens_standalone(&tok)?;
-        let doc = yieldtok::corpus::document_tokens(&tok, tokens).map_err(|e| e.to_string())?;
-        let medium = yieldtok::corpus::texts(1000, 1024, 4096);
+        let doc = yieldtok_testkit::corpus::document_tokens(tokens, |t| tok.count(t, false)).map_err(|e| e.to_string())?;
+        let medium = yieldtok_testkit::corpus::texts(1000, 1024, 4096);
         row(name, "160k document", &tok, &fast, std::slice::from_ref(&doc), runs)?;
         row(name, "1000 texts 1-4 KB", &tok, &fast, &medium, runs)?;
     }

@@ -126,7 +126,7 @@ fn dispatch(cmd: &str, a: &Args) -> Result<(), String> {
         "conformance" => {
             let out = a.get("out").ok_or("conformance needs --out DIR")?;
             let names: Vec<String> = if a.positional.is_empty() {
-                yieldtok::fixtures::NAMES.iter().map(|s| s.to_string()).collect()
+                yieldtok_testkit::fixtures::NAMES.iter().map(|s| s.to_string()).collect()
             } else {
                 a.positional.clone()
             };
@@ -149,9 +149,22 @@ fn tokenizer(a: &Args) -> Result<Tokenizer, String> {
     } else if path.is_file() {
         Tokenizer::from_file(path)
     } else {
-        yieldtok::fixtures::load(spec)
+        return fixture(spec);
     };
     r.map_err(|e| e.to_string())
+}
+
+/// A fixture tokenizer by short name (model folder, config included).
+fn fixture(name: &str) -> Result<Tokenizer, String> {
+    let dir = yieldtok_testkit::fixtures::dir(name).map_err(|e| e.to_string())?;
+    Tokenizer::from_dir(dir).map_err(|e| e.to_string())
+}
+
+/// The contents of `tok`'s added tokens, in id order.
+fn added_tokens(tok: &Tokenizer) -> Vec<String> {
+    let mut added: Vec<_> = tok.hf().get_added_tokens_decoder().into_iter().collect();
+    added.sort_by_key(|(id, _)| *id);
+    added.into_iter().map(|(_, t)| t.content).collect()
 }
 
 fn input_text(a: &Args) -> Result<String, String> {

@@ -2,7 +2,8 @@
 //! conversations stitched from tau-bench transcripts when `shared/data` is reachable
 //! (`$YIELDTOK_DATA`, or `../shared/data` beside the repository), and a built-in generator of
 //! varied text (prose in many scripts, code, JSON, emoji sequences, odd whitespace) otherwise,
-//! so that nothing here depends on that folder existing.
+//! so that nothing here depends on that folder existing. Also the corpus of the exactness
+//! tests ([`exactness`], [`mixed`], [`TROUBLE`]): inputs that break naive chunking.
 
 use std::path::PathBuf;
 
@@ -102,12 +103,13 @@ pub fn document(bytes: usize) -> String {
     s
 }
 
-/// A document of about `tokens` tokens for `tok` (grown until the count is reached).
-pub fn document_tokens(tok: &crate::Tokenizer, tokens: usize) -> crate::Result<String> {
+/// A document of about `tokens` tokens, grown until `count` (a tokenizer's count of a text)
+/// reaches it.
+pub fn document_tokens<E>(tokens: usize, mut count: impl FnMut(&str) -> Result<usize, E>) -> Result<String, E> {
     let mut bytes = tokens * 4;
     loop {
         let doc = document(bytes);
-        let n = tok.count(&doc, false)?;
+        let n = count(&doc)?;
         if n >= tokens || bytes > 1 << 30 {
             return Ok(doc);
         }
@@ -135,8 +137,9 @@ pub fn texts(count: usize, min_bytes: usize, max_bytes: usize) -> Vec<String> {
 }
 
 /// Named texts for the cross-language conformance vectors: each ecosystem's binding must give
-/// the same results on them. Includes the tokenizer's own special tokens embedded in text.
-pub fn conformance_texts(tok: &crate::Tokenizer) -> Vec<(String, String)> {
+/// the same results on them. `added_tokens` are the contents of the tokenizer's added tokens in
+/// id order (the first four are embedded in text).
+pub fn conformance_texts(added_tokens: &[String]) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = vec![
         ("empty".into(), String::new()),
         ("one char".into(), "a".into()),
@@ -149,14 +152,143 @@ pub fn conformance_texts(tok: &crate::Tokenizer) -> Vec<(String, String)> {
     for (i, p) in ODD.iter().enumerate() {
         v.push((format!("odd {i}"), p.to_string()));
     }
-    let mut added: Vec<_> = tok.hf().get_added_tokens_decoder().into_iter().collect();
-    added.sort_by_key(|(id, _)| *id);
-    let specials: Vec<String> = added.into_iter().map(|(_, t)| t.content).take(4).collect();
+    let specials = &added_tokens[..added_tokens.len().min(4)];
     if !specials.is_empty() {
         let s: String = specials.iter().map(|t| format!("{t}Hi there {t}\n{t} x")).collect();
         v.push(("special tokens".into(), s));
     }
     v.push(("generated 8k".into(), generated(8 * 1024, 5)));
     v.push(("document 100k".into(), document(100 * 1024)));
+    v
+}
+
+// ---- the exactness tests' corpus ------------------------------------------------------------
+
+/// A small deterministic PRNG (xorshift64*), so that a corpus is the same on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+/// The troublemaker alphabet: emoji sequences (ZWJ, skin tones, flags, VS16), combining marks,
+/// Roman numerals, fullwidth digits, odd spaces (NBSP, ideographic, U+2028, NEL, VT, FF, ZWSP,
+/// BOM), SentencePiece markers, whitespace and newline runs, CRLF, contractions, markup edges.
+pub const TROUBLE: &[&str] = &[
+    "👩‍👩‍👧‍👦", "👍🏽", "🇯🇵🇫🇷", "❤️", "1️⃣", "🧑🏿‍🚀", "☺︎", "e\u{301}", "a\u{308}\u{304}\u{323}",
+    "ḁ̴̛̗̲̈́", "Ⅻ", "ⅷ", "０１２３", "１２", "\u{a0}", "\u{3000}", "\u{2028}", "\u{85}", "\u{b}", "\u{c}",
+    "\u{200b}", "\u{feff}", "▁", "▁▁", " ", "  ", "   ", "\t", "\t\t", "\n", "\n\n", "\n\n\n", "\r\n", "\r\n\r\n",
+    " \n", "\n ", "  \n\n  ", "> </", "//", "\n//", "\n/", "'s", "'LL", "123456789", "3.14", "-1e-07",
+    "{", "}", "\"", "<", ">", "</s>", "<s>", "x", "ab", "\u{0}", "\u{1f}",
+];
+
+/// A real source file (this one): long comment lines, code, string literals in many scripts.
+pub const SOURCE: &str = include_str!("corpus.rs");
+
+/// JSON records with nesting, escapes and numbers.
+pub fn json_text() -> String {
+    let mut s = String::from("[");
+    for i in 0..40 {
+        s.push_str(&format!(
+            "{{\"id\": {i}, \"name\": \"user_{i}\", \"tags\": [\"a\", \"b c\"], \"score\": {}.5, \"note\": \"line\\nbreak \\u00e9\", \"nested\": {{\"x\": null, \"y\": [1, 2, 3]}}}},\n",
+            i * 37
+        ));
+    }
+    s.push_str("{}]\n");
+    s
+}
+
+/// A mixed document of about `bytes` bytes: prose, troublemakers, source lines, JSON and the
+/// tokenizer's added tokens (`specials`, contents) next to spaces and newlines.
+pub fn mixed(specials: &[String], seed: u64, bytes: usize) -> String {
+    let mut rng = Rng(seed | 1);
+    let specials = &specials[..specials.len().min(8)];
+    let json = json_text();
+    let code_lines: Vec<&str> = SOURCE.lines().collect();
+    let mut s = String::new();
+    while s.len() < bytes {
+        match rng.below(10) {
+            0..=2 => {
+                s.push_str(rng.pick(PROSE));
+                s.push_str(rng.pick(&[" ", "\n", "  ", "\n\n", "", "\r\n"]));
+            }
+            3 | 4 => {
+                for _ in 0..rng.below(8) + 1 {
+                    s.push_str(rng.pick(TROUBLE));
+                    if rng.below(3) == 0 {
+                        s.push_str(rng.pick(PROSE).split(' ').next().unwrap_or_default());
+                    }
+                }
+            }
+            5 => {
+                let start = rng.below(code_lines.len());
+                for l in code_lines.iter().skip(start).take(rng.below(12) + 1) {
+                    s.push_str(l);
+                    s.push('\n');
+                }
+            }
+            6 => {
+                let start = rng.below(json.len() / 2);
+                let start = (start..json.len()).find(|&i| json.is_char_boundary(i)).unwrap_or(0);
+                let end = (start + rng.below(400)).min(json.len());
+                let end = (end..=json.len()).find(|&i| json.is_char_boundary(i)).unwrap_or(json.len());
+                s.push_str(&json[start..end]);
+            }
+            7 if !specials.is_empty() => {
+                s.push_str(rng.pick(&["", " ", "\n"]));
+                s.push_str(&specials[rng.below(specials.len())]);
+                s.push_str(rng.pick(&["", " ", "\n", "x"]));
+            }
+            _ => s.push_str(" word another-word, punctuation! (parens) [brackets] 42 "),
+        }
+    }
+    s
+}
+
+/// The named corpus of the exactness tests; `added_tokens` are the contents of the tokenizer's
+/// added tokens in id order (some are embedded).
+pub fn exactness(added_tokens: &[String]) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = vec![
+        ("empty".into(), String::new()),
+        ("one char".into(), "a".into()),
+        ("one space".into(), " ".into()),
+        ("one newline".into(), "\n".into()),
+        ("multilingual".into(), PROSE.join(" ").repeat(20)),
+        ("code".into(), SOURCE.to_string()),
+        ("json".into(), json_text()),
+        ("trouble".into(), TROUBLE.join("").repeat(10)),
+        ("trouble spaced".into(), TROUBLE.join(" ").repeat(10)),
+        ("whitespace runs".into(), "a  b   c\t\td\n\n\ne \r\n\r\n f      \n  \t \n g".repeat(50)),
+        ("spaces only".into(), " ".repeat(3000)),
+        ("newlines only".into(), "\n".repeat(200)),
+    ];
+    let specials = &added_tokens[..added_tokens.len().min(6)];
+    if !specials.is_empty() {
+        let mut s = String::new();
+        for (i, sp) in specials.iter().enumerate() {
+            s.push_str(&format!("{sp}hello {sp} world\n{sp}\n {sp}{sp}x{i} "));
+        }
+        v.push(("specials".into(), s.repeat(5)));
+    }
+    if let Some(mut real) = real_text() {
+        let mut end = real.len().min(200_000);
+        while !real.is_char_boundary(end) {
+            end -= 1;
+        }
+        real.truncate(end);
+        v.push(("tau conversations".into(), real));
+    }
+    v.push(("mixed 64k".into(), mixed(added_tokens, 7, 64 * 1024)));
     v
 }

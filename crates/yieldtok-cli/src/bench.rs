@@ -31,10 +31,10 @@ fn wants(cfg: &Config, name: &str) -> bool {
 pub fn run(tok: &Tokenizer, cfg: &Config) -> Result<(), String> {
     let threads = Scheduler::global().threads();
     println!("# yieldtok bench — {} ({}), {} workers, {} runs per figure, medians", tok.origin().unwrap_or("?"), tok.cut_rules().describe(), threads, cfg.runs);
-    let doc = yieldtok::corpus::document_tokens(tok, cfg.tokens).map_err(|e| e.to_string())?;
+    let doc = yieldtok_testkit::corpus::document_tokens(cfg.tokens, |t| tok.count(t, false)).map_err(|e| e.to_string())?;
     let reference = tok.hf().encode(doc.as_str(), true).map_err(|e| e.to_string())?;
     let n_tokens = reference.len();
-    println!("document: {} bytes, {} tokens (source: {})", doc.len(), n_tokens, if yieldtok::corpus::data_dir().is_some() { "shared/data conversations" } else { "built-in generator" });
+    println!("document: {} bytes, {} tokens (source: {})", doc.len(), n_tokens, if yieldtok_testkit::corpus::data_dir().is_some() { "shared/data conversations" } else { "built-in generator" });
     if tok.encode(&doc, true).map_err(|e| e.to_string())?.ids != reference.get_ids() {
         return Err("yieldtok's ids differ from tokenizers' on the bench document".into());
     }
@@ -187,7 +187,7 @@ fn wait_all(stamps: &[(Instant, Arc<Stamp>)]) -> Vec<f64> {
 
 fn fairness(tok: &Tokenizer, doc: &str, runs: usize) -> Result<(), String> {
     println!("\n## 4. fairness: 4 long jobs + 200 short (~100-token) requests every 2 ms");
-    let shorts = yieldtok::corpus::texts(200, 350, 450);
+    let shorts = yieldtok_testkit::corpus::texts(200, 350, 450);
     let threads = Scheduler::global().threads();
     let (mut alone, mut fair, mut fifo, mut fair_long) = (vec![], vec![], vec![], vec![]);
     for _ in 0..runs {
