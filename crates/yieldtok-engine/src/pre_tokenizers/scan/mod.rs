@@ -2,6 +2,16 @@
 //! / cl100k, o200k as in gpt-4o and gpt-oss, DeepSeek-V3's three Splits). Each is recognised by
 //! its exact pattern string(s) and gives exactly the pre-tokens `fancy-regex` gives for them;
 //! every other pattern runs through `fancy-regex` itself (see `super`).
+//!
+//! Each scanner walks the text once, char by char, trying the pattern's alternatives in order
+//! at each position as the backtracking regex engine does, with the classes of [`classes`]
+//! (an ASCII byte-class table, a two-level Unicode table for the rest).
+
+mod cl100k;
+pub mod classes;
+mod runs;
+
+pub use cl100k::{Cl100k, CL100K_PATTERN, QWEN2_PATTERN};
 
 /// A scanner for one `Split` pattern, or for a sequence of `Split` patterns applied in order.
 ///
@@ -23,6 +33,9 @@ pub trait Scanner: Send + Sync {
 /// The scanner for a sequence of Split patterns (the patterns' exact strings, in order), if
 /// one is known.
 pub fn scanner_for(patterns: &[&str]) -> Option<Box<dyn Scanner>> {
-    let _ = patterns;
-    None
+    match patterns {
+        [QWEN2_PATTERN] => Some(Box::new(Cl100k::<1>)),
+        [CL100K_PATTERN] => Some(Box::new(Cl100k::<3>)),
+        _ => None,
+    }
 }

@@ -1,0 +1,423 @@
+//! What the scanner tests share: the oracles and the inputs.
+//!
+//! Oracles: (1) `tokenizers`' own pre-tokenizer built from the fixture's `tokenizer.json` (its
+//! Split steps, the ByteLevel step left out), (2) the fixture's Split patterns run with
+//! `fancy-regex` `find_iter`, Isolated (matches and the gaps between them), one pattern after
+//! the other within each piece. Inputs: the test kit's corpora, the troublemaker alphabet for
+//! proptests and for an exhaustive enumeration of short strings.
+
+#![allow(dead_code)]
+
+use tokenizers::{OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, PreTokenizerWrapper};
+use yieldtok_engine::pre_tokenizers::scan::{scanner_for, Scanner};
+
+/// A fixture's pre-tokenizer: the Split patterns in order, `tokenizers`' pre-tokenizer of those
+/// Splits, and the scanner `scanner_for` gives for them.
+pub struct Subject {
+    pub fixture: &'static str,
+    pub patterns: Vec<String>,
+    pub regexes: Vec<fancy_regex::Regex>,
+    pub oracle: PreTokenizerWrapper,
+    pub scanner: Box<dyn Scanner>,
+}
+
+impl Subject {
+    /// Load fixture `name`; its scanner must be `scanner_name`.
+    pub fn load(fixture: &'static str, scanner_name: &str) -> Subject {
+        let path = yieldtok_testkit::fixtures::tokenizer_json(fixture).expect("fixture");
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let pt = &json["pre_tokenizer"];
+        let steps: Vec<serde_json::Value> = match pt["type"].as_str() {
+            Some("Sequence") => pt["pretokenizers"].as_array().unwrap().clone(),
+            _ => vec![pt.clone()],
+        };
+        let splits: Vec<serde_json::Value> = steps.into_iter().filter(|s| s["type"] != "ByteLevel").collect();
+        assert!(splits.iter().all(|s| s["type"] == "Split"), "{fixture}: {splits:?}");
+        let patterns: Vec<String> =
+            splits.iter().map(|s| s["pattern"]["Regex"].as_str().unwrap().to_string()).collect();
+        let oracle: PreTokenizerWrapper =
+            serde_json::from_value(serde_json::json!({"type": "Sequence", "pretokenizers": splits})).unwrap();
+        let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+        let scanner = scanner_for(&refs).unwrap_or_else(|| panic!("{fixture}: no scanner for its patterns"));
+        assert_eq!(scanner.name(), scanner_name, "{fixture}");
+        let regexes = patterns.iter().map(|p| fancy_regex::Regex::new(p).unwrap()).collect();
+        Subject { fixture, patterns, regexes, oracle, scanner }
+    }
+
+    /// The pre-tokens (byte ranges) of the scanner.
+    pub fn scanned(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut ends = Vec::new();
+        self.scanner.scan(text, &mut ends);
+        let mut start = 0;
+        ends.into_iter()
+            .map(|e| {
+                let r = (start, e as usize);
+                start = e as usize;
+                r
+            })
+            .collect()
+    }
+
+    /// The pre-tokens of `tokenizers`' pre-tokenizer.
+    pub fn oracle(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut pts = PreTokenizedString::from(text);
+        self.oracle.pre_tokenize(&mut pts).unwrap();
+        pts.get_splits(OffsetReferential::Original, OffsetType::Byte).into_iter().map(|(_, o, _)| o).collect()
+    }
+
+    /// The pre-tokens of the patterns run with `fancy-regex` (Isolated, in order).
+    pub fn regexed(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut pieces = if text.is_empty() { vec![] } else { vec![(0, text.len())] };
+        for re in &self.regexes {
+            let mut next = Vec::new();
+            for (s, e) in pieces {
+                let piece = &text[s..e];
+                let mut prev = 0;
+                for m in re.find_iter(piece) {
+                    let m = m.expect("fancy-regex error");
+                    if m.start() > prev {
+                        next.push((s + prev, s + m.start()));
+                    }
+                    if m.end() > m.start() {
+                        next.push((s + m.start(), s + m.end()));
+                    }
+                    prev = m.end();
+                }
+                if prev < piece.len() {
+                    next.push((s + prev, e));
+                }
+            }
+            pieces = next;
+        }
+        pieces
+    }
+
+    /// Check the scanner against `tokenizers` (and, when `with_regex`, against `fancy-regex`).
+    pub fn check(&self, label: &str, text: &str, with_regex: bool) {
+        let got = self.scanned(text);
+        let want = self.oracle(text);
+        if got != want {
+            panic!("{}: {label}: scanner differs from tokenizers\n{}", self.fixture, diff(text, &got, &want));
+        }
+        if with_regex {
+            let re = self.regexed(text);
+            if re != want {
+                panic!("{}: {label}: fancy-regex differs from tokenizers\n{}", self.fixture, diff(text, &re, &want));
+            }
+        }
+    }
+
+    /// Check the scanner against `fancy-regex` only (fast; for enumerations).
+    pub fn check_regex(&self, text: &str) {
+        let got = self.scanned(text);
+        let want = self.regexed(text);
+        if got != want {
+            panic!("{}: scanner differs from fancy-regex\n{}", self.fixture, diff(text, &got, &want));
+        }
+    }
+}
+
+/// A readable report of the first difference between two tilings.
+pub fn diff(text: &str, got: &[(usize, usize)], want: &[(usize, usize)]) -> String {
+    let k = got.iter().zip(want).take_while(|(a, b)| a == b).count();
+    let show = |v: &[(usize, usize)]| -> Vec<String> {
+        v.iter().skip(k.saturating_sub(2)).take(5).map(|&(s, e)| format!("{:?}", &text[s..e])).collect()
+    };
+    let start = want.get(k.saturating_sub(2)).map_or(0, |r| r.0);
+    let end = (start + 80).min(text.len());
+    let end = (end..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
+    format!(
+        "  at pre-token {k} (of {} / {}), text from byte {start}: {:?}\n  got:  {:?}\n  want: {:?}",
+        got.len(),
+        want.len(),
+        &text[start..end],
+        show(got),
+        show(want)
+    )
+}
+
+/// Atoms of the troublemaker alphabet: every class the patterns tell apart (upper, lower,
+/// title-case, modifier and other letters; marks of all three kinds; decimal, letter and other
+/// numbers; white space of many kinds; punctuation, symbols, emoji and their joiners;
+/// controls, format chars, private use, unassigned), contractions in both cases, the CJK
+/// ranges of DeepSeek's second Split, and words mixing them.
+pub const ATOMS: &[&str] = &[
+    // letters
+    "a",
+    "b",
+    "s",
+    "t",
+    "e",
+    "l",
+    "r",
+    "v",
+    "m",
+    "d",
+    "x",
+    "A",
+    "S",
+    "T",
+    "L",
+    "R",
+    "E",
+    "V",
+    "M",
+    "D",
+    "ſ",
+    "ǅ",
+    "ʰ",
+    "é",
+    "É",
+    "ß",
+    "ﬁ",
+    "Ω",
+    "ω",
+    "я",
+    "Я",
+    "ا",
+    "ب",
+    "ก",
+    "한",
+    "中",
+    "日",
+    "龥",
+    "一",
+    "カ",
+    "ア",
+    "ぁ",
+    "ー",
+    "ゟ",
+    "ヿ",
+    "hello",
+    "Hello",
+    "HELLO",
+    "iPhone",
+    "McDonald",
+    "ABCdef",
+    "東京",
+    "カタカナ",
+    // CJK-range non-letters
+    "・",
+    "゛",
+    "゠",
+    "\u{3099}",
+    "\u{3040}",
+    "\u{3097}",
+    // marks
+    "\u{301}",
+    "\u{308}",
+    "\u{20e3}",
+    "\u{93f}",
+    "\u{fe0f}",
+    "\u{fe0e}",
+    "\u{e0100}",
+    "\u{1f3fd}",
+    // numbers
+    "0",
+    "1",
+    "9",
+    "42",
+    "1234",
+    "١",
+    "٢",
+    "५",
+    "０",
+    "１",
+    "Ⅻ",
+    "ⅷ",
+    "½",
+    "²",
+    "〇",
+    "3.14",
+    // white space
+    " ",
+    "  ",
+    "   ",
+    "\t",
+    "\t\t",
+    "\u{a0}",
+    "\u{3000}",
+    "\u{2028}",
+    "\u{2029}",
+    "\u{85}",
+    "\u{b}",
+    "\u{c}",
+    "\u{2009}",
+    "\u{202f}",
+    "\u{1680}",
+    "\u{205f}",
+    // newlines
+    "\n",
+    "\r",
+    "\r\n",
+    "\n\n",
+    " \n",
+    "\n ",
+    "  \n\n  ",
+    // contractions and apostrophes
+    "'",
+    "''",
+    "'s",
+    "'S",
+    "'t",
+    "'T",
+    "'re",
+    "'RE",
+    "'rE",
+    "'ve",
+    "'VE",
+    "'m",
+    "'M",
+    "'ll",
+    "'LL",
+    "'lL",
+    "'d",
+    "'D",
+    "'ſ",
+    "'x",
+    "'r",
+    "'l",
+    "'v",
+    "don't",
+    "DON'T",
+    "we'LL",
+    "3's",
+    "’s",
+    "‘",
+    // punctuation and symbols
+    ".",
+    ",",
+    "!",
+    "?",
+    "/",
+    "//",
+    "-",
+    "_",
+    "\"",
+    "(",
+    ")",
+    "[",
+    "{",
+    "$",
+    "+",
+    "<",
+    "=",
+    "^",
+    "`",
+    "|",
+    "~",
+    "\\",
+    "@",
+    "#",
+    "%",
+    "&",
+    "*",
+    ":",
+    ";",
+    "▁",
+    "▁▁",
+    "…",
+    "«",
+    "—",
+    "、",
+    "。",
+    "€",
+    "©",
+    "°",
+    // emoji
+    "👍",
+    "👍🏽",
+    "👩\u{200d}👩\u{200d}👧",
+    "\u{200d}",
+    "❤\u{fe0f}",
+    "1\u{fe0f}\u{20e3}",
+    "🇯🇵",
+    "🧑🏿\u{200d}🚀",
+    // other
+    "\u{200b}",
+    "\u{feff}",
+    "\u{0}",
+    "\u{1f}",
+    "\u{7f}",
+    "\u{e000}",
+    "\u{378}",
+    "\u{ad}",
+    "\u{10ffff}",
+];
+
+/// One char of each class the scanners tell apart, plus the letters of the contractions: the
+/// alphabet of the exhaustive enumeration of short strings.
+pub const SMALL: &[&str] = &[
+    "a", "A", "s", "S", "l", "e", "ſ", "ǅ", "ʰ", "中", "\u{301}", "1", "Ⅻ", " ", "\t", "\u{a0}", "\r", "\n", "'", ".",
+    "/", "👍", "\u{200d}", "\u{0}", "カ", "・",
+];
+
+/// Every string of 1..=`max_len` atoms of `alphabet`, to `f`.
+pub fn enumerate(alphabet: &[&str], max_len: usize, mut f: impl FnMut(&str)) {
+    let mut idx: Vec<usize> = Vec::new();
+    let mut s = String::new();
+    for len in 1..=max_len {
+        idx.clear();
+        idx.resize(len, 0);
+        loop {
+            s.clear();
+            for &i in &idx {
+                s.push_str(alphabet[i]);
+            }
+            f(&s);
+            // next combination (odometer)
+            let mut k = len;
+            loop {
+                if k == 0 {
+                    break;
+                }
+                k -= 1;
+                idx[k] += 1;
+                if idx[k] < alphabet.len() {
+                    break;
+                }
+                idx[k] = 0;
+                if k == 0 {
+                    k = usize::MAX;
+                    break;
+                }
+            }
+            if k == usize::MAX {
+                break;
+            }
+        }
+    }
+}
+
+/// The texts of the corpora: the exactness corpus, generated text, the troublemakers, long
+/// runs of white space and letters (the look-ahead and run logic over long stretches).
+pub fn corpus() -> Vec<(String, String)> {
+    let specials: Vec<String> = ["<|endoftext|>", "<|im_start|>", "</s>"].iter().map(|s| s.to_string()).collect();
+    let mut v = yieldtok_testkit::corpus::exactness(&specials);
+    v.push(("generated 64k".into(), yieldtok_testkit::corpus::generated(64 * 1024, 3)));
+    v.push(("atoms".into(), ATOMS.concat().repeat(3)));
+    v.push(("atoms spaced".into(), ATOMS.join(" ")));
+    v.push(("atoms newlined".into(), ATOMS.join("\n  ")));
+    v.push(("long spaces then word".into(), format!("{}x", " ".repeat(20_000))));
+    v.push(("long spaces then newline".into(), format!("a{}\n{}b", " ".repeat(20_000), " \t".repeat(5_000))));
+    v.push(("long newlines".into(), "\r\n".repeat(10_000)));
+    v.push(("long word".into(), "abcDEFǅʰ中\u{301}".repeat(5_000)));
+    v.push(("long number".into(), "1234567890١٢".repeat(5_000)));
+    v.push(("long punctuation".into(), "!?./\u{200d}👍".repeat(5_000)));
+    v
+}
+
+/// Large inputs: a 1 MB document and very long runs (a look-ahead backtracking over them).
+pub fn large() -> Vec<(String, String)> {
+    vec![
+        ("document 1 MB".into(), yieldtok_testkit::corpus::document(1 << 20)),
+        ("300k spaces then a word".into(), format!("{}word", " ".repeat(300_000))),
+        ("300k tabs and spaces then newline".into(), format!("{}\n", " \t".repeat(150_000))),
+    ]
+}
+
+/// A proptest strategy: strings of up to `max` atoms of [`ATOMS`].
+pub fn trouble_text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    proptest::collection::vec(proptest::sample::select(ATOMS), 0..max).prop_map(|v| v.concat())
+}
