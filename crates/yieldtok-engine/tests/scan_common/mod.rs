@@ -421,3 +421,46 @@ pub fn trouble_text(max: usize) -> impl proptest::strategy::Strategy<Value = Str
     use proptest::prelude::*;
     proptest::collection::vec(proptest::sample::select(ATOMS), 0..max).prop_map(|v| v.concat())
 }
+
+/// The tests every scanner gets, for fixture `$fixture` whose scanner is `$name`: the corpora
+/// and the large inputs against both oracles, a proptest over [`ATOMS`] against both, and every
+/// short string over [`SMALL`] (up to 4 chars) and [`ATOMS`] (up to 2 atoms) against
+/// `fancy-regex`.
+#[macro_export]
+macro_rules! scanner_tests {
+    ($fixture:literal, $name:literal) => {
+        use proptest::prelude::*;
+        use scan_common::{Subject, ATOMS, SMALL};
+        use std::sync::LazyLock;
+
+        static SUBJECT: LazyLock<Subject> = LazyLock::new(|| Subject::load($fixture, $name));
+
+        #[test]
+        fn corpora() {
+            for (label, text) in scan_common::corpus() {
+                SUBJECT.check(&label, &text, true);
+            }
+        }
+
+        #[test]
+        fn large_inputs() {
+            for (label, text) in scan_common::large() {
+                SUBJECT.check(&label, &text, true);
+            }
+        }
+
+        #[test]
+        fn every_short_string() {
+            scan_common::enumerate(SMALL, 4, |s| SUBJECT.check_regex(s));
+            scan_common::enumerate(ATOMS, 2, |s| SUBJECT.check_regex(s));
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+            #[test]
+            fn troublemakers(text in scan_common::trouble_text(24)) {
+                SUBJECT.check("proptest", &text, true);
+            }
+        }
+    };
+}
