@@ -9,9 +9,11 @@
 
 mod cl100k;
 pub mod classes;
+mod o200k;
 mod runs;
 
 pub use cl100k::{Cl100k, CL100K_PATTERN, QWEN2_PATTERN};
+pub use o200k::{O200k, O200K_PATTERN};
 
 /// A scanner for one `Split` pattern, or for a sequence of `Split` patterns applied in order.
 ///
@@ -36,6 +38,7 @@ pub fn scanner_for(patterns: &[&str]) -> Option<Box<dyn Scanner>> {
     match patterns {
         [QWEN2_PATTERN] => Some(Box::new(Cl100k::<1>)),
         [CL100K_PATTERN] => Some(Box::new(Cl100k::<3>)),
+        [O200K_PATTERN] => Some(Box::new(O200k)),
         _ => None,
     }
 }
