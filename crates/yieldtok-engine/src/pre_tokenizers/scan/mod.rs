@@ -9,10 +9,12 @@
 
 mod cl100k;
 pub mod classes;
+mod deepseek;
 mod o200k;
 mod runs;
 
 pub use cl100k::{Cl100k, CL100K_PATTERN, QWEN2_PATTERN};
+pub use deepseek::{DeepSeekV3, DEEPSEEK_CJK_PATTERN, DEEPSEEK_DIGITS_PATTERN, DEEPSEEK_MAIN_PATTERN};
 pub use o200k::{O200k, O200K_PATTERN};
 
 /// A scanner for one `Split` pattern, or for a sequence of `Split` patterns applied in order.
@@ -39,6 +41,7 @@ pub fn scanner_for(patterns: &[&str]) -> Option<Box<dyn Scanner>> {
         [QWEN2_PATTERN] => Some(Box::new(Cl100k::<1>)),
         [CL100K_PATTERN] => Some(Box::new(Cl100k::<3>)),
         [O200K_PATTERN] => Some(Box::new(O200k)),
+        [DEEPSEEK_DIGITS_PATTERN, DEEPSEEK_CJK_PATTERN, DEEPSEEK_MAIN_PATTERN] => Some(Box::new(DeepSeekV3)),
         _ => None,
     }
 }
