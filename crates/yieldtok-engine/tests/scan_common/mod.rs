@@ -416,6 +416,24 @@ pub fn large() -> Vec<(String, String)> {
     ]
 }
 
+/// The proptests' configuration: 2000 cases from a fixed seed (the same cases on every run, so
+/// CI is deterministic), no regression files; `PROPTEST_RNG_SEED` / `PROPTEST_CASES` explore
+/// further.
+pub fn proptest_config() -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, RngSeed};
+    let env = Config::default();
+    Config {
+        cases: if std::env::var_os("PROPTEST_CASES").is_some() { env.cases } else { 2000 },
+        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
+            env.rng_seed
+        } else {
+            RngSeed::Fixed(0x5ca7_0013)
+        },
+        failure_persistence: None,
+        ..env
+    }
+}
+
 /// A proptest strategy: strings of up to `max` atoms of [`ATOMS`].
 pub fn trouble_text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
@@ -423,7 +441,8 @@ pub fn trouble_text(max: usize) -> impl proptest::strategy::Strategy<Value = Str
 }
 
 /// The tests every scanner gets, for fixture `$fixture` whose scanner is `$name`: the corpora
-/// and the large inputs against both oracles, a proptest over [`ATOMS`] against both, and every
+/// and the large inputs against both oracles, a proptest over [`ATOMS`] against both (see
+/// [`proptest_config`]), and every
 /// short string over [`SMALL`] (up to 4 chars) and [`ATOMS`] (up to 2 atoms) against
 /// `fancy-regex`.
 #[macro_export]
@@ -456,7 +475,7 @@ macro_rules! scanner_tests {
         }
 
         proptest! {
-            #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+            #![proptest_config(scan_common::proptest_config())]
             #[test]
             fn troublemakers(text in scan_common::trouble_text(24)) {
                 SUBJECT.check("proptest", &text, true);
