@@ -6,14 +6,18 @@
 //! `tokenizers` crate 0.23.2 for one piece of text. What it cannot reproduce exactly it
 //! refuses at load ([`LoadError::Unsupported`]). The design, stage by stage: `DESIGN.md`.
 //!
-//! Module map, by pipeline stage: [`normalized`] (the alignment-tracking string),
-//! [`normalizers`], [`pre_tokenizers`] (with hand-written scanners in
-//! [`pre_tokenizers::scan`]), [`models`], [`error`].
+//! Module map, by pipeline stage: [`load`] (`tokenizer.json` → pipeline), [`added`] (added
+//! tokens), [`normalized`] (the alignment-tracking string), [`normalizers`],
+//! [`pre_tokenizers`] (with hand-written scanners in [`pre_tokenizers::scan`]), [`models`],
+//! [`pipeline`] (the encode loop), [`error`].
 
+pub mod added;
 pub mod error;
+pub mod load;
 pub mod models;
 pub mod normalized;
 pub mod normalizers;
+pub mod pipeline;
 pub mod pre_tokenizers;
 
 use std::sync::atomic::AtomicBool;
@@ -28,9 +32,10 @@ pub struct Tokens {
     /// Byte offsets of each token in the encoded text.
     pub offsets: Vec<(u32, u32)>,
     /// Word index of each token: the index of the pre-token split it came from, counted over
-    /// the encoded text (added tokens found in the text are words too).
+    /// the encoded text (added tokens found in the text are words too). An encode appended to
+    /// a non-empty `Tokens` numbers its words from `n_words` on.
     pub words: Vec<u32>,
-    /// Number of words (splits) of the encoded text, tokenized or not.
+    /// Number of words (splits) of the encoded text(s), tokenized or not.
     pub n_words: u32,
 }
 
@@ -55,26 +60,38 @@ pub struct PieceOptions<'a> {
 
 /// A loaded engine. `Send + Sync`: share it by `Arc` across threads.
 pub struct Engine {
-    _private: (),
+    pipeline: pipeline::Pipeline,
 }
 
 impl Engine {
     /// Build from the text of a `tokenizer.json`.
     pub fn from_json(json: &str) -> Result<Engine, LoadError> {
-        let _ = json;
-        Err(LoadError::Unsupported("the engine is not built yet".into()))
+        Ok(Engine { pipeline: load::load(json)? })
     }
 
     /// Encode one piece: `tokenizers`' `encode(text, add_special_tokens = false)` without
     /// truncation or padding; results are appended to `out`.
     pub fn encode(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Tokens) -> Result<(), EncodeError> {
-        let _ = (text, opts, out);
-        unimplemented!()
+        self.pipeline.encode(text, opts, out)
     }
 
     /// Ids only (no offsets, no words), appended to `out`.
     pub fn encode_ids(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Vec<u32>) -> Result<(), EncodeError> {
-        let _ = (text, opts, out);
-        unimplemented!()
+        self.pipeline.encode_ids(text, opts, out)
+    }
+
+    /// The number of tokens `encode` would give.
+    pub fn count(&self, text: &str, opts: &PieceOptions<'_>) -> Result<usize, EncodeError> {
+        self.pipeline.count(text, opts)
+    }
+
+    /// The contents of the added tokens the engine matches in text.
+    pub fn added_tokens(&self) -> impl Iterator<Item = &str> {
+        self.pipeline.added().patterns()
+    }
+
+    /// What the engine runs, in one line (for logs).
+    pub fn describe(&self) -> String {
+        self.pipeline.describe()
     }
 }

@@ -1,4 +1,9 @@
-//! Models: turn one pre-token into tokens. BPE ([`bpe`]), WordPiece, Unigram.
+//! Models: turn one pre-token into tokens. BPE ([`bpe`], long words in [`bpe_long`], the
+//! merge table in [`pair_map`]), WordPiece, Unigram.
+
+pub mod bpe;
+pub mod bpe_long;
+pub mod pair_map;
 
 /// One token produced by a model for its input (a pre-token): its id and its byte range in
 /// that input.

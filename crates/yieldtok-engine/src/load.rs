@@ -1,0 +1,78 @@
+//! `tokenizer.json` → [`Pipeline`]: the model side of the file (added tokens, normalizer,
+//! pre-tokenizer, model), each part built by its own module's `from_json`, refusing with
+//! [`LoadError::Unsupported`] whatever the engine does not reproduce exactly. Truncation,
+//! padding, the post-processor and the decoder are the caller's (see `DESIGN.md`).
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::added::{AddedTokenJson, AddedVocab};
+use crate::error::LoadError;
+use crate::models::bpe::{Bpe, BpeJson, Units};
+use crate::pipeline::Pipeline;
+use crate::pre_tokenizers;
+
+/// The largest token id accepted (a hostile file cannot make the engine size tables by it).
+pub const MAX_ID: u32 = 1 << 28;
+
+#[derive(Deserialize)]
+struct TokenizerJson<'a> {
+    #[serde(default)]
+    version: Option<String>,
+    #[serde(default)]
+    added_tokens: Vec<AddedTokenJson>,
+    #[serde(default)]
+    normalizer: Option<Value>,
+    #[serde(default)]
+    pre_tokenizer: Option<Value>,
+    #[serde(borrow)]
+    model: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+struct ModelType {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+/// Build the pipeline of a `tokenizer.json`.
+pub fn load(json: &str) -> Result<Pipeline, LoadError> {
+    let file: TokenizerJson = serde_json::from_str(json).map_err(LoadError::Malformed)?;
+    if let Some(v) = &file.version {
+        if v != "1.0" {
+            return Err(LoadError::Unsupported(format!("tokenizer.json version {v:?}")));
+        }
+    }
+    if !normalizer_is_identity(file.normalizer.as_ref()) {
+        return Err(LoadError::Unsupported(format!(
+            "normalizer {}",
+            file.normalizer.as_ref().and_then(|n| n.get("type")).and_then(Value::as_str).unwrap_or("?")
+        )));
+    }
+    let pre = pre_tokenizers::from_json(file.pre_tokenizer.as_ref())?;
+    let kind: ModelType = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
+    match kind.kind.as_deref() {
+        Some("BPE") => {}
+        Some(other) => return Err(LoadError::Unsupported(format!("model {other}"))),
+        None => return Err(LoadError::Unsupported("a model without a type".into())),
+    }
+    let bpe_json: BpeJson = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
+    let units = if pre.byte_level { Units::Bytes } else { Units::Chars };
+    let (bpe, str_vocab) = Bpe::from_json(&bpe_json, units)?;
+    let added = AddedVocab::new(&file.added_tokens, bpe.vocab_size(), |s| str_vocab.get(s), |s| Ok(s.to_string()))?;
+    drop(str_vocab);
+    Ok(Pipeline::new(added, pre, bpe))
+}
+
+/// No normalizer, or a `Sequence` of nothing.
+fn normalizer_is_identity(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(v) if v.get("type").and_then(Value::as_str) == Some("Sequence") => v
+            .get("normalizers")
+            .and_then(Value::as_array)
+            .is_some_and(|list| list.iter().all(|n| normalizer_is_identity(Some(n)))),
+        Some(_) => false,
+    }
+}

@@ -1,0 +1,437 @@
+//! The BPE model, exactly as `tokenizers`' `models::bpe::BPE` tokenizes one pre-token:
+//! initial symbols (one per char — or per byte under ByteLevel, see below), unknown chars
+//! through `byte_fallback` (`<0xXX>` tokens) or the (fused) unknown token, then merges applied
+//! lowest rank first, leftmost first among equal ranks, until no adjacent pair merges;
+//! `ignore_merges` first looks the whole pre-token up in the vocabulary. Token byte ranges are
+//! the cumulative lengths of the symbols, as `tokenizers`' `Word` computes them.
+//!
+//! Under the ByteLevel pre-tokenizer the vocabulary is keyed by raw bytes (the inverse of the
+//! byte-level alphabet applied at load, see [`crate::pre_tokenizers::byte_level`]): the
+//! symbols are the pre-token's bytes and no byte-level string is built. Words up to
+//! [`SHORT_WORD`] symbols merge in place by repeated scans; longer ones in
+//! [`super::bpe_long`] (O(n log n), interruptible).
+//!
+//! Loading refuses what is not reproduced: dropout, a non-empty continuing-subword prefix or
+//! end-of-word suffix, an unknown token missing from the vocabulary, a ByteLevel vocabulary
+//! without all 256 byte symbols.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use super::bpe_long;
+use super::pair_map::{PairMap, NO_RANK};
+use super::Token;
+use crate::error::{EncodeError, LoadError};
+use crate::pre_tokenizers::byte_level;
+
+/// Words of at most this many symbols merge by repeated scans (no allocation beyond the
+/// symbol list); longer words take the O(n log n) path.
+pub const SHORT_WORD: usize = 64;
+
+const NONE: u32 = u32::MAX;
+
+/// The `model` object of a `tokenizer.json` whose `type` is `BPE`.
+#[derive(Deserialize)]
+pub struct BpeJson {
+    #[serde(default)]
+    dropout: Option<f64>,
+    #[serde(default)]
+    unk_token: Option<String>,
+    #[serde(default)]
+    continuing_subword_prefix: Option<String>,
+    #[serde(default)]
+    end_of_word_suffix: Option<String>,
+    #[serde(default)]
+    fuse_unk: Option<bool>,
+    #[serde(default)]
+    byte_fallback: Option<bool>,
+    #[serde(default)]
+    ignore_merges: Option<bool>,
+    vocab: VocabJson,
+    merges: MergesJson,
+}
+
+/// `model.vocab` in file order (a later duplicate key overrides an earlier one, as in the
+/// hash map `tokenizers` collects it into).
+pub struct VocabJson(pub Vec<(String, u32)>);
+
+impl<'de> Deserialize<'de> for VocabJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = VocabJson;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map from token to id")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<VocabJson, A::Error> {
+                let mut v = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(e) = map.next_entry::<String, u32>()? {
+                    v.push(e);
+                }
+                Ok(VocabJson(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// `model.merges`: either `[["a", "b"], …]` or the legacy `["a b", …]` (not a mix).
+pub struct MergesJson(pub Vec<(String, String)>);
+
+impl<'de> Deserialize<'de> for MergesJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum One {
+            Pair((String, String)),
+            Legacy(String),
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MergesJson;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of merges")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MergesJson, A::Error> {
+                let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                let (mut pairs, mut legacy) = (false, false);
+                while let Some(m) = seq.next_element::<One>()? {
+                    match m {
+                        One::Pair(p) => {
+                            pairs = true;
+                            v.push(p);
+                        }
+                        One::Legacy(s) => {
+                            legacy = true;
+                            // `tokenizers`' convert_merges_to_hashmap: skip "#version" lines,
+                            // split on ' ' into exactly two parts.
+                            if s.starts_with("#version") {
+                                continue;
+                            }
+                            let mut parts = s.split(' ');
+                            match (parts.next(), parts.next(), parts.next()) {
+                                (Some(a), Some(b), None) => v.push((a.to_string(), b.to_string())),
+                                _ => return Err(de::Error::custom(format!("bad merge {s:?}"))),
+                            }
+                        }
+                    }
+                    if pairs && legacy {
+                        return Err(de::Error::custom("merges mix pairs and strings"));
+                    }
+                }
+                Ok(MergesJson(v))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// What the initial symbols of a word are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Units {
+    /// One per byte; the vocabulary is keyed by raw bytes (ByteLevel).
+    Bytes,
+    /// One per char (or per byte through `byte_fallback`).
+    Chars,
+}
+
+/// A loaded BPE model (see the module docs).
+pub struct Bpe {
+    /// Token bytes (raw bytes under ByteLevel) → id.
+    vocab: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    merges: PairMap,
+    units: Units,
+    /// Id of each single byte (`Units::Bytes`: all present) or ASCII char (`Units::Chars`;
+    /// [`NONE`] when absent).
+    byte_ids: [u32; 256],
+    /// `<0xXX>` ids when `byte_fallback` is on ([`NONE`] when absent).
+    fallback: Option<Box<[u32; 256]>>,
+    unk: Option<u32>,
+    fuse_unk: bool,
+    ignore_merges: bool,
+    /// Number of entries of `model.vocab` (distinct keys), `tokenizers`' `get_vocab_size`.
+    vocab_size: usize,
+}
+
+/// The string vocabulary of the file, kept only while loading (added tokens look contents
+/// up in it).
+pub struct StrVocab<'a> {
+    pub map: HashMap<&'a str, u32, foldhash::fast::FixedState>,
+}
+
+impl<'a> StrVocab<'a> {
+    pub fn get(&self, s: &str) -> Option<u32> {
+        self.map.get(s).copied()
+    }
+}
+
+fn unsupported(s: impl Into<String>) -> LoadError {
+    LoadError::Unsupported(s.into())
+}
+
+impl Bpe {
+    /// Build from `model` (its `type` already checked); `units` is [`Units::Bytes`] when the
+    /// pre-tokenizer ends with ByteLevel. Also returns the string vocabulary for the added
+    /// tokens' id assignment.
+    pub fn from_json(json: &BpeJson, units: Units) -> Result<(Bpe, StrVocab<'_>), LoadError> {
+        match json.dropout {
+            None => {}
+            Some(0.0) => {}
+            Some(p) if (0.0..=1.0).contains(&p) => return Err(unsupported(format!("BPE dropout {p}"))),
+            Some(p) => return Err(unsupported(format!("BPE dropout {p} out of range (tokenizers refuses it too)"))),
+        }
+        if json.continuing_subword_prefix.as_deref().is_some_and(|s| !s.is_empty()) {
+            return Err(unsupported("BPE continuing_subword_prefix"));
+        }
+        if json.end_of_word_suffix.as_deref().is_some_and(|s| !s.is_empty()) {
+            return Err(unsupported("BPE end_of_word_suffix"));
+        }
+        let mut map: HashMap<&str, u32, _> = HashMap::with_capacity_and_hasher(json.vocab.0.len(), Default::default());
+        for (k, id) in &json.vocab.0 {
+            if *id > crate::load::MAX_ID {
+                return Err(LoadError::Limit(format!("token id {id} of {k:?}")));
+            }
+            map.insert(k.as_str(), *id);
+        }
+        let vocab_size = map.len();
+        let str_vocab = StrVocab { map };
+
+        let mut merges = PairMap::with_capacity(json.merges.0.len());
+        let mut buf = String::new();
+        for (rank, (a, b)) in json.merges.0.iter().enumerate() {
+            let missing = |t: &str| LoadError::Unsupported(format!("merge token {t:?} is not in the vocabulary"));
+            let ai = str_vocab.get(a).ok_or_else(|| missing(a))?;
+            let bi = str_vocab.get(b).ok_or_else(|| missing(b))?;
+            buf.clear();
+            buf.push_str(a);
+            buf.push_str(b);
+            let m = str_vocab.get(&buf).ok_or_else(|| missing(&buf))?;
+            merges.insert(ai, bi, rank as u32, m);
+        }
+
+        let mut vocab: HashMap<Box<[u8]>, u32, _> = HashMap::with_capacity_and_hasher(vocab_size, Default::default());
+        let mut byte_ids = [NONE; 256];
+        match units {
+            Units::Bytes => {
+                let mut raw = Vec::new();
+                for (k, id) in &str_vocab.map {
+                    if byte_level::decode_str(k, &mut raw) {
+                        vocab.insert(raw.as_slice().into(), *id);
+                    }
+                }
+                for (b, slot) in byte_ids.iter_mut().enumerate() {
+                    let c = byte_level::BYTE_CHARS[b];
+                    *slot = str_vocab.get(c.encode_utf8(&mut [0; 4])).ok_or_else(|| {
+                        unsupported(format!("ByteLevel vocabulary without the symbol of byte {b:#04x}"))
+                    })?;
+                }
+            }
+            Units::Chars => {
+                for (k, id) in &str_vocab.map {
+                    vocab.insert(k.as_bytes().into(), *id);
+                }
+                for (b, slot) in byte_ids.iter_mut().enumerate().take(128) {
+                    *slot = str_vocab.get(char::from(b as u8).encode_utf8(&mut [0; 4])).unwrap_or(NONE);
+                }
+            }
+        }
+        let fallback = if json.byte_fallback.unwrap_or(false) {
+            let mut f = Box::new([NONE; 256]);
+            for (b, slot) in f.iter_mut().enumerate() {
+                *slot = str_vocab.get(&format!("<{b:#04X}>")).unwrap_or(NONE);
+            }
+            Some(f)
+        } else {
+            None
+        };
+        let unk = match &json.unk_token {
+            None => None,
+            Some(u) => Some(
+                str_vocab.get(u).ok_or_else(|| unsupported(format!("unknown token {u:?} is not in the vocabulary")))?,
+            ),
+        };
+        let bpe = Bpe {
+            vocab,
+            merges,
+            units,
+            byte_ids,
+            fallback,
+            unk,
+            fuse_unk: json.fuse_unk.unwrap_or(false),
+            ignore_merges: json.ignore_merges.unwrap_or(false),
+            vocab_size,
+        };
+        Ok((bpe, str_vocab))
+    }
+
+    pub fn units(&self) -> Units {
+        self.units
+    }
+
+    /// `tokenizers`' `get_vocab_size` (distinct keys of `model.vocab`).
+    pub fn vocab_size(&self) -> usize {
+        self.vocab_size
+    }
+
+    /// The id of a token given by its bytes (raw bytes under ByteLevel).
+    pub fn token_id(&self, bytes: &[u8]) -> Option<u32> {
+        self.vocab.get(bytes).copied()
+    }
+
+    /// Tokenize one pre-token (non-empty): tokens appended to `out` with byte ranges relative
+    /// to `word`. `syms` is scratch space.
+    pub fn tokenize(
+        &self,
+        word: &str,
+        syms: &mut Vec<(u32, u32)>,
+        out: &mut Vec<Token>,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(), EncodeError> {
+        if self.ignore_merges {
+            if let Some(&id) = self.vocab.get(word.as_bytes()) {
+                out.push(Token { id, start: 0, end: word.len() as u32 });
+                return Ok(());
+            }
+        }
+        if self.units == Units::Bytes && word.len() == 1 {
+            out.push(Token { id: self.byte_ids[word.as_bytes()[0] as usize], start: 0, end: 1 });
+            return Ok(());
+        }
+        let n_units = match self.units {
+            Units::Bytes => word.len(),
+            Units::Chars => word.chars().count(),
+        };
+        if n_units > SHORT_WORD {
+            return bpe_long::tokenize_long(self, word, out, cancel);
+        }
+        syms.clear();
+        self.initial_symbols(word, |id, len| syms.push((id, len)));
+        self.merge_short(syms);
+        let mut pos = 0;
+        out.extend(syms.iter().map(|&(id, len)| {
+            let t = Token { id, start: pos, end: pos + len };
+            pos += len;
+            t
+        }));
+        Ok(())
+    }
+
+    /// The initial symbols of `word` as `(id, byte length)`, exactly as `tokenizers`'
+    /// `BPE::merge_word` builds them (including its order of a pending unknown token and
+    /// byte-fallback tokens, and chars dropped when there is no unknown token).
+    pub(crate) fn initial_symbols(&self, word: &str, mut push: impl FnMut(u32, u32)) {
+        if self.units == Units::Bytes {
+            for &b in word.as_bytes() {
+                push(self.byte_ids[b as usize], 1);
+            }
+            return;
+        }
+        let mut unk: Option<(u32, u32)> = None;
+        let bytes = word.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b0 = bytes[i];
+            let len = utf8_len(b0);
+            let s = &bytes[i..i + len];
+            i += len;
+            let id = if b0 < 0x80 { self.byte_ids[b0 as usize] } else { self.vocab.get(s).copied().unwrap_or(NONE) };
+            if id != NONE {
+                if let Some((u, l)) = unk.take() {
+                    push(u, l);
+                }
+                push(id, len as u32);
+                continue;
+            }
+            if let Some(f) = &self.fallback {
+                if s.iter().all(|&b| f[b as usize] != NONE) {
+                    for &b in s {
+                        push(f[b as usize], 1);
+                    }
+                    continue;
+                }
+            }
+            if let Some(unk_id) = self.unk {
+                unk = match unk {
+                    Some((u, l)) if self.fuse_unk => Some((u, l + len as u32)),
+                    Some((u, l)) => {
+                        push(u, l);
+                        Some((unk_id, len as u32))
+                    }
+                    None => Some((unk_id, len as u32)),
+                };
+            }
+        }
+        if let Some((u, l)) = unk {
+            push(u, l);
+        }
+    }
+
+    /// Merge a short symbol list in place: repeatedly the lowest-ranked adjacent pair,
+    /// leftmost first — the order of `tokenizers`' priority queue.
+    fn merge_short(&self, syms: &mut Vec<(u32, u32)>) {
+        let n = syms.len();
+        if n < 2 {
+            return;
+        }
+        let mut ranks = [NO_RANK; SHORT_WORD + 8];
+        let mut merged = [0u32; SHORT_WORD + 8];
+        let mut n = n;
+        for i in 0..n - 1 {
+            if let Some((r, m)) = self.merges.get(syms[i].0, syms[i + 1].0) {
+                ranks[i] = r;
+                merged[i] = m;
+            }
+        }
+        loop {
+            let mut best = NO_RANK;
+            let mut at = 0;
+            for (i, &r) in ranks[..n - 1].iter().enumerate() {
+                if r < best {
+                    best = r;
+                    at = i;
+                }
+            }
+            if best == NO_RANK {
+                break;
+            }
+            syms[at] = (merged[at], syms[at].1 + syms[at + 1].1);
+            syms.remove(at + 1);
+            ranks.copy_within(at + 2..n, at + 1);
+            merged.copy_within(at + 2..n, at + 1);
+            n -= 1;
+            ranks[n - 1] = NO_RANK;
+            if at + 1 < n {
+                let (r, m) = self.merges.get(syms[at].0, syms[at + 1].0).unwrap_or((NO_RANK, 0));
+                ranks[at] = r;
+                merged[at] = m;
+            } else {
+                ranks[at] = NO_RANK;
+            }
+            if at > 0 {
+                let (r, m) = self.merges.get(syms[at - 1].0, syms[at].0).unwrap_or((NO_RANK, 0));
+                ranks[at - 1] = r;
+                merged[at - 1] = m;
+            }
+            if n < 2 {
+                break;
+            }
+        }
+    }
+
+    pub(crate) fn merges(&self) -> &PairMap {
+        &self.merges
+    }
+}
+
+#[inline(always)]
+pub(crate) fn utf8_len(b0: u8) -> usize {
+    match b0 {
+        0..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}

@@ -1,0 +1,208 @@
+//! The encode loop: added tokens on the raw text, then per remaining segment the normalized
+//! added tokens, the pre-tokenizer's ranges and the model's tokens, with `tokenizers`' word
+//! indices and byte offsets. One loop serves `encode`, `encode_ids` and `count` through a
+//! [`Sink`] (monomorphised: ids-only work computes no offsets).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::added::{AddedVocab, Piece};
+use crate::error::EncodeError;
+use crate::models::bpe::Bpe;
+use crate::models::Token;
+use crate::pre_tokenizers::{CutScratch, PreTokenizer};
+use crate::{PieceOptions, Tokens};
+
+/// A loaded pipeline (what [`crate::Engine`] wraps).
+pub struct Pipeline {
+    added: AddedVocab,
+    pre: PreTokenizer,
+    model: Bpe,
+}
+
+/// Where the tokens of an encode go.
+trait Sink {
+    /// Whether offsets are wanted (when not, they are not computed).
+    const OFFSETS: bool;
+    fn push(&mut self, id: u32, start: u32, end: u32, word: u32);
+}
+
+struct Full<'a>(&'a mut Tokens);
+impl Sink for Full<'_> {
+    const OFFSETS: bool = true;
+    #[inline(always)]
+    fn push(&mut self, id: u32, start: u32, end: u32, word: u32) {
+        self.0.ids.push(id);
+        self.0.offsets.push((start, end));
+        self.0.words.push(word);
+    }
+}
+
+struct Ids<'a>(&'a mut Vec<u32>);
+impl Sink for Ids<'_> {
+    const OFFSETS: bool = false;
+    #[inline(always)]
+    fn push(&mut self, id: u32, _: u32, _: u32, _: u32) {
+        self.0.push(id);
+    }
+}
+
+struct Count(usize);
+impl Sink for Count {
+    const OFFSETS: bool = false;
+    #[inline(always)]
+    fn push(&mut self, _: u32, _: u32, _: u32, _: u32) {
+        self.0 += 1;
+    }
+}
+
+/// Scratch buffers of one encode.
+#[derive(Default)]
+struct Scratch {
+    pieces: Vec<Piece>,
+    inner: Vec<Piece>,
+    ranges: Vec<(u32, u32)>,
+    cut: CutScratch,
+    syms: Vec<(u32, u32)>,
+    tokens: Vec<Token>,
+}
+
+/// The widest text the engine encodes in one piece (offsets are `u32`).
+pub const MAX_PIECE: usize = u32::MAX as usize;
+
+fn cancelled(opts: &PieceOptions<'_>) -> bool {
+    opts.cancel.is_some_and(|c: &AtomicBool| c.load(Ordering::Relaxed))
+}
+
+/// `start..end` widened to the char boundaries of `text` (the alignment of a byte-level
+/// char, or of a byte-fallback byte, is its whole original char).
+#[inline(always)]
+fn widen(text: &str, mut start: usize, mut end: usize) -> (u32, u32) {
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    (start as u32, end as u32)
+}
+
+impl Pipeline {
+    pub fn new(added: AddedVocab, pre: PreTokenizer, model: Bpe) -> Self {
+        Pipeline { added, pre, model }
+    }
+
+    pub fn added(&self) -> &AddedVocab {
+        &self.added
+    }
+
+    pub fn describe(&self) -> String {
+        format!("BPE ({:?} units), pre-tokenizer: {}", self.model.units(), self.pre.describe())
+    }
+
+    pub fn encode(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Tokens) -> Result<(), EncodeError> {
+        let start_word = out.n_words;
+        let n = self.run(text, opts, &mut Full(out), start_word)?;
+        out.n_words = start_word + n;
+        Ok(())
+    }
+
+    pub fn encode_ids(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Vec<u32>) -> Result<(), EncodeError> {
+        self.run(text, opts, &mut Ids(out), 0).map(drop)
+    }
+
+    pub fn count(&self, text: &str, opts: &PieceOptions<'_>) -> Result<usize, EncodeError> {
+        let mut c = Count(0);
+        self.run(text, opts, &mut c, 0)?;
+        Ok(c.0)
+    }
+
+    /// Encode `text` into `sink`; returns the number of words. Word indices start at
+    /// `first_word`.
+    fn run<S: Sink>(
+        &self,
+        text: &str,
+        opts: &PieceOptions<'_>,
+        sink: &mut S,
+        first_word: u32,
+    ) -> Result<u32, EncodeError> {
+        if text.len() > MAX_PIECE {
+            return Err(EncodeError::TooLong { len: text.len(), limit: MAX_PIECE });
+        }
+        let mut s = Scratch::default();
+        let mut word = first_word;
+        let mut pieces = std::mem::take(&mut s.pieces);
+        match &self.added.raw {
+            Some(m) => m.split(text, 0, &mut pieces),
+            None if text.is_empty() => {}
+            None => pieces.push(Piece::Text { start: 0, end: text.len() as u32 }),
+        }
+        for &p in &pieces {
+            match p {
+                Piece::Added { id, start, end } => {
+                    sink.push(id, start, end, word);
+                    word += 1;
+                }
+                Piece::Text { start, end } => {
+                    word = self.segment(text, start, end, opts, &mut s, sink, word)?;
+                }
+            }
+        }
+        Ok(word - first_word)
+    }
+
+    /// One segment between raw added tokens (no normalizer: the identity).
+    #[allow(clippy::too_many_arguments)]
+    fn segment<S: Sink>(
+        &self,
+        text: &str,
+        start: u32,
+        end: u32,
+        opts: &PieceOptions<'_>,
+        s: &mut Scratch,
+        sink: &mut S,
+        mut word: u32,
+    ) -> Result<u32, EncodeError> {
+        let mut inner = std::mem::take(&mut s.inner);
+        inner.clear();
+        match &self.added.normalized {
+            Some(m) => m.split(&text[start as usize..end as usize], start, &mut inner),
+            None => inner.push(Piece::Text { start, end }),
+        }
+        for &p in &inner {
+            match p {
+                Piece::Added { id, start, end } => {
+                    sink.push(id, start, end, word);
+                    word += 1;
+                }
+                Piece::Text { start, end } => {
+                    s.ranges.clear();
+                    self.pre.cut(&text[start as usize..end as usize], start, &mut s.cut, &mut s.ranges, opts.cancel)?;
+                    let mut since_check = 0usize;
+                    for &(rs, re) in &s.ranges {
+                        let w = &text[rs as usize..re as usize];
+                        s.tokens.clear();
+                        self.model.tokenize(w, &mut s.syms, &mut s.tokens, opts.cancel)?;
+                        for t in &s.tokens {
+                            let (a, b) = if S::OFFSETS {
+                                widen(text, (rs + t.start) as usize, (rs + t.end) as usize)
+                            } else {
+                                (0, 0)
+                            };
+                            sink.push(t.id, a, b, word);
+                        }
+                        word += 1;
+                        since_check += w.len();
+                        if since_check >= 1 << 14 {
+                            since_check = 0;
+                            if cancelled(opts) {
+                                return Err(EncodeError::Cancelled);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        s.inner = inner;
+        Ok(word)
+    }
+}

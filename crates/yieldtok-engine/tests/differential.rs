@@ -1,0 +1,193 @@
+//! Whole encodes against the oracle: for every real fixture the engine loads, `Engine::encode`
+//! must equal `tokenizers` 0.23.2's `Tokenizer::encode(text, add_special_tokens = false)` —
+//! ids, byte offsets and word ids — on the exactness corpus (prose in many scripts, code,
+//! JSON, troublemakers, whitespace runs, added tokens in text, a mixed document, generated
+//! multilingual text), and on random strings over the troublemaker alphabet (proptest).
+//! `encode_ids` and `count` must agree with `encode`. The fixtures the engine is expected to
+//! serve are listed in [`SERVED`]: one it refuses fails the test, one it refuses that is not
+//! listed is fine only with `LoadError::Unsupported`.
+
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use yieldtok_engine::{Engine, LoadError, PieceOptions, Tokens};
+use yieldtok_testkit::{corpus, fixtures};
+
+/// Fixtures the engine must load (and match exactly).
+const SERVED: &[&str] = &["llama3_1", "gpt4o", "gptoss", "deepseek_v3"];
+
+struct Fixture {
+    name: &'static str,
+    engine: Option<Engine>,
+    oracle: tokenizers::Tokenizer,
+    /// Contents of the added tokens, by id.
+    added: Vec<String>,
+}
+
+fn load(name: &'static str) -> Fixture {
+    let path = fixtures::tokenizer_json(name).expect("fixture");
+    let json = std::fs::read_to_string(&path).expect("read fixture");
+    let oracle = tokenizers::Tokenizer::from_file(&path).expect("oracle loads");
+    let mut added: Vec<(u32, String)> =
+        oracle.get_added_tokens_decoder().into_iter().map(|(id, t)| (id, t.content)).collect();
+    added.sort();
+    let engine = match Engine::from_json(&json) {
+        Ok(e) => Some(e),
+        Err(LoadError::Unsupported(why)) if !SERVED.contains(&name) => {
+            eprintln!("{name}: refused ({why})");
+            None
+        }
+        Err(e) => panic!("{name}: the engine must load it: {e}"),
+    };
+    Fixture { name, engine, oracle, added: added.into_iter().map(|(_, c)| c).collect() }
+}
+
+fn all() -> &'static [Fixture] {
+    static ALL: OnceLock<Vec<Fixture>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        std::thread::scope(|s| {
+            let hs: Vec<_> = fixtures::NAMES.iter().map(|&n| s.spawn(move || load(n))).collect();
+            hs.into_iter().map(|h| h.join().expect("load thread")).collect()
+        })
+    })
+}
+
+/// Compare one text; `Err` describes the first difference.
+fn compare(f: &Fixture, engine: &Engine, text: &str) -> Result<(), String> {
+    let want = f.oracle.encode(text, false).map_err(|e| format!("oracle failed: {e}"))?;
+    let mut got = Tokens::default();
+    engine.encode(text, &PieceOptions::default(), &mut got).map_err(|e| format!("engine failed: {e}"))?;
+    let want_words: Vec<u32> = want.get_word_ids().iter().map(|w| w.expect("word id")).collect();
+    let want_offsets: Vec<(u32, u32)> = want.get_offsets().iter().map(|&(a, b)| (a as u32, b as u32)).collect();
+    let n = want.get_ids().len().max(got.ids.len());
+    for i in 0..n {
+        let w = (want.get_ids().get(i), want_offsets.get(i), want_words.get(i));
+        let g = (got.ids.get(i), got.offsets.get(i), got.words.get(i));
+        if w != g {
+            let at = want_offsets.get(i).or(got.offsets.get(i)).map_or(0, |o| o.0 as usize);
+            let mut lo = at.saturating_sub(40);
+            while !text.is_char_boundary(lo) {
+                lo -= 1;
+            }
+            let mut hi = (at + 40).min(text.len());
+            while !text.is_char_boundary(hi) {
+                hi += 1;
+            }
+            return Err(format!(
+                "{}: token {i} of {n}: want (id, offsets, word) {w:?}, got {g:?}; text around byte {at}: {:?}",
+                f.name,
+                &text[lo..hi]
+            ));
+        }
+    }
+    let mut ids = Vec::new();
+    engine.encode_ids(text, &PieceOptions::default(), &mut ids).map_err(|e| e.to_string())?;
+    if ids != got.ids {
+        return Err(format!("{}: encode_ids differs from encode", f.name));
+    }
+    let count = engine.count(text, &PieceOptions::default()).map_err(|e| e.to_string())?;
+    if count != ids.len() {
+        return Err(format!("{}: count {count} != {} ids", f.name, ids.len()));
+    }
+    Ok(())
+}
+
+fn texts(f: &Fixture) -> Vec<(String, String)> {
+    let mut v = corpus::exactness(&f.added);
+    v.push(("generated 64k".into(), corpus::generated(64 * 1024, 11)));
+    v.push(("prose".into(), corpus::PROSE.join("\n")));
+    v.push(("json".into(), corpus::json_text()));
+    v.push(("long words".into(), long_words()));
+    v.push((
+        "trouble pairs".into(),
+        corpus::TROUBLE.iter().flat_map(|a| corpus::TROUBLE.iter().map(move |b| format!("{a}{b}"))).collect(),
+    ));
+    v
+}
+
+/// Pre-tokens far above the short-word limit: letter runs, repeats, CJK, digits, punctuation.
+fn long_words() -> String {
+    let mut rng = corpus::Rng(99);
+    let letters: String = (0..3000).map(|_| (b'a' + rng.below(26) as u8) as char).collect();
+    let mixed: String = (0..2000).map(|_| ['a', 'B', 'é', 'ß', 'ж', '\u{301}'][rng.below(6)]).collect();
+    let punct: String = (0..1500).map(|_| ['!', '#', '%', '(', '=', '~', '“'][rng.below(7)]).collect();
+    [
+        "a".repeat(5000),
+        "ab".repeat(2000),
+        letters,
+        mixed,
+        "東京都".repeat(400),
+        "9".repeat(1000),
+        punct,
+        "👍🏽".repeat(300),
+        " ".repeat(1000) + "x",
+        "\n".repeat(500) + " \t ",
+    ]
+    .join(" ")
+}
+
+#[test]
+fn served_fixtures_load() {
+    for f in all() {
+        assert!(f.engine.is_some() || !SERVED.contains(&f.name), "{} not served", f.name);
+    }
+}
+
+#[test]
+fn corpus_matches_tokenizers() {
+    let mut failures = Vec::new();
+    let fixtures: Vec<&Fixture> = all().iter().filter(|f| f.engine.is_some()).collect();
+    std::thread::scope(|s| {
+        let hs: Vec<_> = fixtures
+            .iter()
+            .map(|f| {
+                s.spawn(move || {
+                    let engine = f.engine.as_ref().unwrap();
+                    let mut fails = Vec::new();
+                    for (name, text) in texts(f) {
+                        if let Err(e) = compare(f, engine, &text) {
+                            fails.push(format!("[{name}] {e}"));
+                        }
+                    }
+                    fails
+                })
+            })
+            .collect();
+        for h in hs {
+            failures.extend(h.join().expect("compare thread"));
+        }
+    });
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Strings from the troublemaker alphabet, prose words and added-token contents.
+fn trouble_text() -> impl Strategy<Value = Vec<(usize, usize)>> {
+    proptest::collection::vec((0usize..1000, 0usize..1000), 0..40)
+}
+
+fn build(f: &Fixture, picks: &[(usize, usize)]) -> String {
+    let words: Vec<&str> = corpus::PROSE.iter().flat_map(|p| p.split(' ')).collect();
+    let mut s = String::new();
+    for &(kind, i) in picks {
+        match kind % 10 {
+            0..=5 => s.push_str(corpus::TROUBLE[i % corpus::TROUBLE.len()]),
+            6 | 7 => s.push_str(words[i % words.len()]),
+            8 if !f.added.is_empty() => s.push_str(&f.added[i % f.added.len().min(12)]),
+            _ => s.push_str([" ", "  ", "\n", "'", "1", "a", "A", "é", "’s"][i % 9]),
+        }
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #[test]
+    fn troublemakers_match_tokenizers(picks in trouble_text()) {
+        for f in all().iter().filter(|f| f.engine.is_some()) {
+            let text = build(f, &picks);
+            if let Err(e) = compare(f, f.engine.as_ref().unwrap(), &text) {
+                prop_assert!(false, "{e}\ntext: {text:?}");
+            }
+        }
+    }
+}
