@@ -180,7 +180,13 @@ fn build(f: &Fixture, picks: &[(usize, usize)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    // A fixed seed: the same cases on every run (CI is deterministic), no regression files.
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0xd1ff_0013),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
     #[test]
     fn troublemakers_match_tokenizers(picks in trouble_text()) {
         for f in all().iter().filter(|f| f.engine.is_some()) {
