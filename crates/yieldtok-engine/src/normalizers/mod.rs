@@ -3,13 +3,17 @@
 //! [`Normalized`](crate::normalized::Normalized) string with `tokenizers`' exact alignments —
 //! and the dispatcher [`from_json`] that builds them from a `tokenizer.json`'s `normalizer`.
 
+mod bert;
 mod lowercase;
+mod precompiled;
 mod prepend;
 mod replace;
 mod strip;
 mod unicode;
 
+pub use bert::BertNormalizer;
 pub use lowercase::Lowercase;
+pub use precompiled::Precompiled;
 pub use prepend::Prepend;
 pub use replace::Replace;
 pub use strip::{Strip, StripAccents};
@@ -106,6 +110,8 @@ fn build(v: &Value, skip_prepend: bool) -> Result<Option<Box<dyn Normalize>>, Lo
         "Lowercase" => Box::new(Lowercase),
         "StripAccents" => Box::new(StripAccents),
         "Strip" => Box::new(Strip::from_json(v)?),
+        "BertNormalizer" => Box::new(BertNormalizer::from_json(v)?),
+        "Precompiled" => Box::new(Precompiled::from_json(v)?),
         "Replace" => Box::new(Replace::from_json(v)?),
         "Prepend" if skip_prepend => return Ok(None),
         "Prepend" => Box::new(Prepend::from_json(v)?),

@@ -2,9 +2,16 @@
 //! tokenizes on its own. Split (string / regex, every behavior), ByteLevel, Metaspace, Digits,
 //! Whitespace, WhitespaceSplit, BertPreTokenizer, Punctuation, CharDelimiterSplit, Sequence.
 
+pub mod bert;
 pub mod byte_level;
+pub mod char_delimiter;
+pub mod char_split;
+pub mod digits;
+pub mod metaspace;
+pub mod punctuation;
 pub mod scan;
 pub mod split;
+pub mod whitespace;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

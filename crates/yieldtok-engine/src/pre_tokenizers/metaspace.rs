@@ -1,0 +1,92 @@
+//! `Metaspace`: every `' '` replaced by the replacement char (`▁`), the replacement prepended
+//! to a split per `prepend_scheme` (`always`; `first`: only to the split at offset 0 of the
+//! text; `never`), then, with `split`, each split cut before every replacement char
+//! (MergedWithNext). The replacements align with the space they replace, the prepended one
+//! with the split's first char — `tokenizers`' `Metaspace` rule for rule.
+
+use super::char_split::parse;
+use super::{split_each, PreTokenize, Splits};
+use crate::error::{EncodeError, LoadError};
+use crate::normalized::{find_matches_char, SplitDelimiterBehavior};
+
+/// When the replacement is prepended to a split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrependScheme {
+    First,
+    Never,
+    Always,
+}
+
+/// `tokenizers`' `Metaspace` pre-tokenizer.
+#[derive(Debug, Clone)]
+pub struct Metaspace {
+    pub replacement: char,
+    pub prepend_scheme: PrependScheme,
+    pub split: bool,
+    rep: String,
+}
+
+#[derive(serde::Deserialize)]
+struct MetaspaceJson {
+    replacement: char,
+    add_prefix_space: Option<bool>,
+    prepend_scheme: Option<PrependScheme>,
+    split: Option<bool>,
+}
+
+impl Metaspace {
+    pub fn new(replacement: char, prepend_scheme: PrependScheme, split: bool) -> Self {
+        Metaspace { replacement, prepend_scheme, split, rep: replacement.to_string() }
+    }
+
+    /// From a `tokenizer.json` `Metaspace` (defaults: `prepend_scheme` always, `split` true; a
+    /// legacy `add_prefix_space: false` means never, and is refused beside another scheme, as
+    /// `tokenizers` refuses it).
+    pub fn from_json(v: &serde_json::Value) -> Result<Self, LoadError> {
+        let j: MetaspaceJson = parse(v)?;
+        let mut scheme = j.prepend_scheme.unwrap_or(PrependScheme::Always);
+        if j.add_prefix_space == Some(false) {
+            if scheme != PrependScheme::Never {
+                return Err(LoadError::Unsupported("Metaspace: add_prefix_space does not match prepend_scheme".into()));
+            }
+            scheme = PrependScheme::Never;
+        }
+        Ok(Self::new(j.replacement, scheme, j.split.unwrap_or(true)))
+    }
+
+    /// The same pre-tokenizer for the first segment of a continuation piece: it never prepends.
+    pub fn continuation(&self) -> Metaspace {
+        Metaspace { prepend_scheme: PrependScheme::Never, ..self.clone() }
+    }
+
+    /// The replacement as a string.
+    pub fn replacement_str(&self) -> &str {
+        &self.rep
+    }
+}
+
+impl PreTokenize for Metaspace {
+    fn pre_tokenize(&self, splits: &mut Splits) -> Result<(), EncodeError> {
+        split_each(splits, |_, mut n| {
+            if n.get().contains(' ') {
+                let matches = find_matches_char(n.get(), |c| c == ' ');
+                n.replace_matches(&matches, &self.rep);
+            }
+            let prepend = match self.prepend_scheme {
+                PrependScheme::Always => !n.get().starts_with(self.replacement),
+                PrependScheme::First => !n.get().starts_with(self.replacement) && n.original_shift == 0,
+                PrependScheme::Never => false,
+            };
+            if prepend {
+                n.prepend(&self.rep);
+            }
+            if self.split {
+                let r = self.replacement;
+                Ok(n.split_by(|c| c == r, SplitDelimiterBehavior::MergedWithNext))
+            } else {
+                Ok(vec![n])
+            }
+        })
+    }
+}
