@@ -45,6 +45,8 @@ fn configs() -> Vec<Value> {
         json!({"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": null, "lowercase": false}),
         json!({"type": "BertNormalizer", "clean_text": false, "handle_chinese_chars": false, "strip_accents": true, "lowercase": false}),
         json!({"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": false, "strip_accents": false, "lowercase": true}),
+        json!({"type": "ByteLevel"}),
+        json!({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "ByteLevel"}, {"type": "Lowercase"}]}),
     ]
     .into_iter()
     .chain(precompiled())

@@ -4,6 +4,7 @@
 //! and the dispatcher [`from_json`] that builds them from a `tokenizer.json`'s `normalizer`.
 
 mod bert;
+mod byte_level;
 mod lowercase;
 mod precompiled;
 mod prepend;
@@ -12,6 +13,7 @@ mod strip;
 mod unicode;
 
 pub use bert::BertNormalizer;
+pub use byte_level::ByteLevel;
 pub use lowercase::Lowercase;
 pub use precompiled::Precompiled;
 pub use prepend::Prepend;
@@ -112,6 +114,7 @@ fn build(v: &Value, skip_prepend: bool) -> Result<Option<Box<dyn Normalize>>, Lo
         "Strip" => Box::new(Strip::from_json(v)?),
         "BertNormalizer" => Box::new(BertNormalizer::from_json(v)?),
         "Precompiled" => Box::new(Precompiled::from_json(v)?),
+        "ByteLevel" => Box::new(ByteLevel),
         "Replace" => Box::new(Replace::from_json(v)?),
         "Prepend" if skip_prepend => return Ok(None),
         "Prepend" => Box::new(Prepend::from_json(v)?),
