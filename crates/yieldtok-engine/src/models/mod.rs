@@ -4,6 +4,8 @@
 pub mod bpe;
 pub mod bpe_long;
 pub mod pair_map;
+pub mod unigram;
+pub mod wordpiece;
 
 /// One token produced by a model for its input (a pre-token): its id and its byte range in
 /// that input.
