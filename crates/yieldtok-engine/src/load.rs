@@ -10,6 +10,8 @@ use serde_json::Value;
 use crate::added::{AddedTokenJson, AddedVocab};
 use crate::error::LoadError;
 use crate::models::bpe::{Bpe, BpeJson, Units};
+use crate::normalized::Normalized;
+use crate::normalizers;
 use crate::pipeline::Pipeline;
 use crate::pre_tokenizers;
 
@@ -44,12 +46,13 @@ pub fn load(json: &str) -> Result<Pipeline, LoadError> {
             return Err(LoadError::Unsupported(format!("tokenizer.json version {v:?}")));
         }
     }
-    if !normalizer_is_identity(file.normalizer.as_ref()) {
-        return Err(LoadError::Unsupported(format!(
-            "normalizer {}",
-            file.normalizer.as_ref().and_then(|n| n.get("type")).and_then(Value::as_str).unwrap_or("?")
-        )));
-    }
+    let (normalizer, continuation) = match &file.normalizer {
+        None => (None, None),
+        Some(v) => {
+            let cont = if normalizers::has_prepend(v) { Some(normalizers::from_json_continuation(v)?) } else { None };
+            (normalizers::from_json(v)?, cont)
+        }
+    };
     let pre = pre_tokenizers::from_json(file.pre_tokenizer.as_ref())?;
     let kind: ModelType = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
     match kind.kind.as_deref() {
@@ -60,19 +63,18 @@ pub fn load(json: &str) -> Result<Pipeline, LoadError> {
     let bpe_json: BpeJson = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
     let units = if pre.byte_level { Units::Bytes } else { Units::Chars };
     let (bpe, str_vocab) = Bpe::from_json(&bpe_json, units)?;
-    let added = AddedVocab::new(&file.added_tokens, bpe.vocab_size(), |s| str_vocab.get(s), |s| Ok(s.to_string()))?;
+    let normalize = |s: &str| -> Result<String, LoadError> {
+        match &normalizer {
+            None => Ok(s.to_string()),
+            Some(n) => {
+                let mut norm = Normalized::new(s, 0);
+                n.normalize(&mut norm)
+                    .map_err(|e| LoadError::Unsupported(format!("normalizing added token {s:?}: {e}")))?;
+                Ok(norm.normalized)
+            }
+        }
+    };
+    let added = AddedVocab::new(&file.added_tokens, bpe.vocab_size(), |s| str_vocab.get(s), normalize)?;
     drop(str_vocab);
-    Ok(Pipeline::new(added, pre, bpe))
-}
-
-/// No normalizer, or a `Sequence` of nothing.
-fn normalizer_is_identity(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => true,
-        Some(v) if v.get("type").and_then(Value::as_str) == Some("Sequence") => v
-            .get("normalizers")
-            .and_then(Value::as_array)
-            .is_some_and(|list| list.iter().all(|n| normalizer_is_identity(Some(n)))),
-        Some(_) => false,
-    }
+    Ok(Pipeline::new(added, normalizer, continuation, pre, bpe))
 }

@@ -1,6 +1,9 @@
-//! The encode loop: added tokens on the raw text, then per remaining segment the normalized
-//! added tokens, the pre-tokenizer's ranges and the model's tokens, with `tokenizers`' word
-//! indices and byte offsets. One loop serves `encode`, `encode_ids` and `count` through a
+//! The encode loop: added tokens on the raw text, then per remaining segment the normalizer
+//! (skipped when its quick check says the segment is already normal), the normalized added
+//! tokens, the pre-tokenizer's ranges and the model's tokens, with `tokenizers`' word indices
+//! and byte offsets (through the normalizer's alignments, or widened to char boundaries on an
+//! unnormalized segment). A continuation piece's first segment uses the normalizer without
+//! its `Prepend`. One loop serves `encode`, `encode_ids` and `count` through a
 //! [`Sink`] (monomorphised: ids-only work computes no offsets).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,12 +12,18 @@ use crate::added::{AddedVocab, Piece};
 use crate::error::EncodeError;
 use crate::models::bpe::Bpe;
 use crate::models::Token;
+use crate::normalized::Normalized;
+use crate::normalizers::Normalize;
 use crate::pre_tokenizers::{CutScratch, PreTokenizer};
 use crate::{PieceOptions, Tokens};
 
 /// A loaded pipeline (what [`crate::Engine`] wraps).
 pub struct Pipeline {
     added: AddedVocab,
+    normalizer: Option<Box<dyn Normalize>>,
+    /// The normalizer of a continuation piece's first segment (without `Prepend`), when it
+    /// differs from `normalizer`.
+    continuation: Option<Option<Box<dyn Normalize>>>,
     pre: PreTokenizer,
     model: Bpe,
 }
@@ -87,8 +96,14 @@ fn widen(text: &str, mut start: usize, mut end: usize) -> (u32, u32) {
 }
 
 impl Pipeline {
-    pub fn new(added: AddedVocab, pre: PreTokenizer, model: Bpe) -> Self {
-        Pipeline { added, pre, model }
+    pub fn new(
+        added: AddedVocab,
+        normalizer: Option<Box<dyn Normalize>>,
+        continuation: Option<Option<Box<dyn Normalize>>>,
+        pre: PreTokenizer,
+        model: Bpe,
+    ) -> Self {
+        Pipeline { added, normalizer, continuation, pre, model }
     }
 
     pub fn added(&self) -> &AddedVocab {
@@ -143,20 +158,50 @@ impl Pipeline {
                     word += 1;
                 }
                 Piece::Text { start, end } => {
-                    word = self.segment(text, start, end, opts, &mut s, sink, word)?;
+                    let continuation = opts.continuation && start == 0;
+                    word = self.segment(text, start, end, continuation, opts, &mut s, sink, word)?;
                 }
             }
         }
         Ok(word - first_word)
     }
 
-    /// One segment between raw added tokens (no normalizer: the identity).
+    /// One segment between raw added tokens: normalized (unless the normalizer is the
+    /// identity on it, checked first), then [`Self::tokenize_segment`].
     #[allow(clippy::too_many_arguments)]
     fn segment<S: Sink>(
         &self,
         text: &str,
         start: u32,
         end: u32,
+        continuation: bool,
+        opts: &PieceOptions<'_>,
+        s: &mut Scratch,
+        sink: &mut S,
+        word: u32,
+    ) -> Result<u32, EncodeError> {
+        let seg = &text[start as usize..end as usize];
+        let normalizer = match (continuation, &self.continuation) {
+            (true, Some(c)) => c.as_deref(),
+            _ => self.normalizer.as_deref(),
+        };
+        match normalizer {
+            Some(n) if !n.is_identity_on(seg) => {
+                let mut norm = Normalized::new(seg, start);
+                n.normalize(&mut norm)?;
+                let map = Aligned { alignments: &norm.alignments, shift: start };
+                self.tokenize_segment(norm.get(), &map, opts, s, sink, word)
+            }
+            _ => self.tokenize_segment(seg, &Identity { text: seg, base: start }, opts, s, sink, word),
+        }
+    }
+
+    /// A normalized segment (`seg`, with `map` to the original): the normalized added tokens,
+    /// then the pre-tokenizer's pieces through the model.
+    fn tokenize_segment<S: Sink, M: OffsetMap>(
+        &self,
+        seg: &str,
+        map: &M,
         opts: &PieceOptions<'_>,
         s: &mut Scratch,
         sink: &mut S,
@@ -165,29 +210,27 @@ impl Pipeline {
         let mut inner = std::mem::take(&mut s.inner);
         inner.clear();
         match &self.added.normalized {
-            Some(m) => m.split(&text[start as usize..end as usize], start, &mut inner),
-            None => inner.push(Piece::Text { start, end }),
+            Some(m) => m.split(seg, 0, &mut inner),
+            None if seg.is_empty() => {}
+            None => inner.push(Piece::Text { start: 0, end: seg.len() as u32 }),
         }
         for &p in &inner {
             match p {
                 Piece::Added { id, start, end } => {
-                    sink.push(id, start, end, word);
+                    let (a, b) = if S::OFFSETS { map.map(start, end) } else { (0, 0) };
+                    sink.push(id, a, b, word);
                     word += 1;
                 }
                 Piece::Text { start, end } => {
                     s.ranges.clear();
-                    self.pre.cut(&text[start as usize..end as usize], start, &mut s.cut, &mut s.ranges, opts.cancel)?;
+                    self.pre.cut(&seg[start as usize..end as usize], start, &mut s.cut, &mut s.ranges, opts.cancel)?;
                     let mut since_check = 0usize;
                     for &(rs, re) in &s.ranges {
-                        let w = &text[rs as usize..re as usize];
+                        let w = &seg[rs as usize..re as usize];
                         s.tokens.clear();
                         self.model.tokenize(w, &mut s.syms, &mut s.tokens, opts.cancel)?;
                         for t in &s.tokens {
-                            let (a, b) = if S::OFFSETS {
-                                widen(text, (rs + t.start) as usize, (rs + t.end) as usize)
-                            } else {
-                                (0, 0)
-                            };
+                            let (a, b) = if S::OFFSETS { map.map(rs + t.start, rs + t.end) } else { (0, 0) };
                             sink.push(t.id, a, b, word);
                         }
                         word += 1;
@@ -204,5 +247,40 @@ impl Pipeline {
         }
         s.inner = inner;
         Ok(word)
+    }
+}
+
+/// From a byte range of a (normalized) segment to byte offsets in the encoded text.
+trait OffsetMap {
+    fn map(&self, start: u32, end: u32) -> (u32, u32);
+}
+
+/// A segment that is its own normalization: offsets widened to char boundaries (the
+/// alignment of a byte-level char or a fallback byte is its whole char), shifted by `base`.
+struct Identity<'a> {
+    text: &'a str,
+    base: u32,
+}
+
+impl OffsetMap for Identity<'_> {
+    #[inline(always)]
+    fn map(&self, start: u32, end: u32) -> (u32, u32) {
+        let (a, b) = widen(self.text, start as usize, end as usize);
+        (self.base + a, self.base + b)
+    }
+}
+
+/// A normalized segment: `tokenizers`' `convert_offsets` (first alignment's start, last
+/// alignment's end), shifted by the segment's start.
+struct Aligned<'a> {
+    alignments: &'a [(u32, u32)],
+    shift: u32,
+}
+
+impl OffsetMap for Aligned<'_> {
+    #[inline(always)]
+    fn map(&self, start: u32, end: u32) -> (u32, u32) {
+        let (a, b) = (self.alignments[start as usize].0, self.alignments[end as usize - 1].1);
+        (self.shift + a, self.shift + b)
     }
 }

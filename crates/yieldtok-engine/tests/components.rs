@@ -84,7 +84,7 @@ fn split_case(text: &str) -> Result<(), String> {
             .map(|(_, o, _)| (o.0 as u32, o.1 as u32))
             .collect();
         let mut got = Vec::new();
-        ours.cut(text, 0, &mut Vec::new(), &mut got);
+        ours.cut(text, 0, &mut got);
         if got != want {
             return Err(format!("{what}: want {want:?}, got {got:?}"));
         }

@@ -14,7 +14,7 @@ use yieldtok_engine::{Engine, LoadError, PieceOptions, Tokens};
 use yieldtok_testkit::{corpus, fixtures};
 
 /// Fixtures the engine must load (and match exactly).
-const SERVED: &[&str] = &["llama3_1", "gpt4o", "gptoss", "deepseek_v3"];
+const SERVED: &[&str] = &["qwen3", "llama3_1", "gemma3", "deepseek_v3", "gpt4o", "gptoss", "llama2"];
 
 struct Fixture {
     name: &'static str,
@@ -22,6 +22,8 @@ struct Fixture {
     oracle: tokenizers::Tokenizer,
     /// Contents of the added tokens, by id.
     added: Vec<String>,
+    /// The file's normalizer without its `Prepend` steps (see [`continuation_oracle`]).
+    continuation: Option<tokenizers::NormalizerWrapper>,
 }
 
 fn load(name: &'static str) -> Fixture {
@@ -39,7 +41,10 @@ fn load(name: &'static str) -> Fixture {
         }
         Err(e) => panic!("{name}: the engine must load it: {e}"),
     };
-    Fixture { name, engine, oracle, added: added.into_iter().map(|(_, c)| c).collect() }
+    let file: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let continuation =
+        strip_prepend(&file["normalizer"]).filter(|v| !v.is_null()).map(|v| serde_json::from_value(v).unwrap());
+    Fixture { name, engine, oracle, added: added.into_iter().map(|(_, c)| c).collect(), continuation }
 }
 
 fn all() -> &'static [Fixture] {
@@ -193,6 +198,67 @@ proptest! {
             let text = build(f, &picks);
             if let Err(e) = compare(f, f.engine.as_ref().unwrap(), &text) {
                 prop_assert!(false, "{e}\ntext: {text:?}");
+            }
+        }
+    }
+}
+
+// ---- continuation pieces ------------------------------------------------------------------
+
+/// A normalizer's JSON without its `Prepend` steps.
+fn strip_prepend(v: &serde_json::Value) -> Option<serde_json::Value> {
+    match v.get("type").and_then(|t| t.as_str()) {
+        Some("Prepend") => None,
+        Some("Sequence") => {
+            let list: Vec<serde_json::Value> =
+                v["normalizers"].as_array().unwrap().iter().filter_map(strip_prepend).collect();
+            Some(serde_json::json!({"type": "Sequence", "normalizers": list}))
+        }
+        _ => Some(v.clone()),
+    }
+}
+
+/// `tokenizers`' pipeline on `text` with the normalizer of a continuation segment (the file's
+/// normalizer without its `Prepend` steps), as yieldtok's reference pipeline runs it.
+fn continuation_oracle(f: &Fixture, text: &str) -> (Vec<u32>, Vec<(u32, u32)>, Vec<u32>) {
+    use tokenizers::{Model, OffsetType, PreTokenizer};
+    let mut pts = f.oracle.get_added_vocabulary().extract_and_normalize(f.continuation.as_ref(), text);
+    if let Some(pre) = f.oracle.get_pre_tokenizer() {
+        pre.pre_tokenize(&mut pts).unwrap();
+    }
+    f.oracle.get_model().tokenize_in_pretokenized(&mut pts, None).unwrap();
+    let enc = pts.into_encoding(None, 0, OffsetType::Byte).unwrap();
+    (
+        enc.get_ids().to_vec(),
+        enc.get_offsets().iter().map(|&(a, b)| (a as u32, b as u32)).collect(),
+        enc.get_word_ids().iter().map(|w| w.unwrap()).collect(),
+    )
+}
+
+/// A continuation piece: its first segment skips `Prepend` (llama2); the segments after an
+/// added token do not. Elsewhere (no `Prepend`) continuation changes nothing.
+#[test]
+fn continuation_pieces_match_tokenizers() {
+    let cont = PieceOptions { continuation: true, ..PieceOptions::default() };
+    for f in all().iter().filter(|f| f.engine.is_some()) {
+        let engine = f.engine.as_ref().unwrap();
+        let special = f.added.first().cloned().unwrap_or_default();
+        for head in ["", " ", "hello world", " leading space", "\n\nx  y", &corpus::PROSE.join(" ")] {
+            for tail in ["", " after", "x\n y"] {
+                let text = if tail.is_empty() { head.to_string() } else { format!("{head}{special}{tail}") };
+                // The oracle: the head alone in continuation mode, the rest as usual.
+                let (mut ids, mut offsets, mut words) = continuation_oracle(f, head);
+                if !tail.is_empty() {
+                    let rest = f.oracle.encode(format!("{special}{tail}"), false).unwrap();
+                    let shift = head.len() as u32;
+                    let w0 = words.last().map_or(0, |w| w + 1);
+                    ids.extend_from_slice(rest.get_ids());
+                    offsets.extend(rest.get_offsets().iter().map(|&(a, b)| (a as u32 + shift, b as u32 + shift)));
+                    words.extend(rest.get_word_ids().iter().map(|w| w.unwrap() + w0));
+                }
+                let mut got = Tokens::default();
+                engine.encode(&text, &cont, &mut got).unwrap();
+                assert_eq!((&got.ids, &got.offsets, &got.words), (&ids, &offsets, &words), "{}: {text:?}", f.name);
             }
         }
     }

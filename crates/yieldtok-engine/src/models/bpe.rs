@@ -7,7 +7,7 @@
 //!
 //! Under the ByteLevel pre-tokenizer the vocabulary is keyed by raw bytes (the inverse of the
 //! byte-level alphabet applied at load, see [`crate::pre_tokenizers::byte_level`]): the
-//! symbols are the pre-token's bytes and no byte-level string is built. Words up to
+//! symbols are the pre-token's bytes and no byte-level string is built. Words of up to
 //! [`SHORT_WORD`] symbols merge in place by repeated scans; longer ones in
 //! [`super::bpe_long`] (O(n log n), interruptible).
 //!
@@ -300,15 +300,14 @@ impl Bpe {
             out.push(Token { id: self.byte_ids[word.as_bytes()[0] as usize], start: 0, end: 1 });
             return Ok(());
         }
-        let n_units = match self.units {
-            Units::Bytes => word.len(),
-            Units::Chars => word.chars().count(),
-        };
-        if n_units > SHORT_WORD {
-            return bpe_long::tokenize_long(self, word, out, cancel);
+        if self.units == Units::Bytes && word.len() > SHORT_WORD {
+            return bpe_long::tokenize_long(self, word, None, out, cancel);
         }
         syms.clear();
         self.initial_symbols(word, |id, len| syms.push((id, len)));
+        if syms.len() > SHORT_WORD {
+            return bpe_long::tokenize_long(self, word, Some(std::mem::take(syms)), out, cancel);
+        }
         self.merge_short(syms);
         let mut pos = 0;
         out.extend(syms.iter().map(|&(id, len)| {

@@ -79,29 +79,34 @@ impl MinTree {
     }
 }
 
-/// Tokenize a long word (see the module docs); tokens appended to `out`.
+/// Tokenize a long word (see the module docs); tokens appended to `out`. `syms`: its initial
+/// symbols `(id, byte length)` under [`Units::Chars`] (`None` under [`Units::Bytes`], where
+/// symbol k is byte k).
 pub fn tokenize_long(
     bpe: &Bpe,
     word: &str,
+    syms: Option<Vec<(u32, u32)>>,
     out: &mut Vec<Token>,
     cancel: Option<&AtomicBool>,
 ) -> Result<(), EncodeError> {
-    // Initial symbols: ids, and (chars) the start of each symbol; under Units::Bytes symbol k
-    // starts at byte k.
+    // Initial symbols: ids, and (chars) the start of each symbol.
     let mut ids: Vec<u32> = Vec::new();
     let mut starts: Vec<u32> = Vec::new();
-    match bpe.units() {
-        Units::Bytes => {
+    match syms {
+        None => {
+            debug_assert_eq!(bpe.units(), Units::Bytes);
             ids.reserve_exact(word.len());
             bpe.initial_symbols(word, |id, _| ids.push(id));
         }
-        Units::Chars => {
+        Some(syms) => {
+            ids.reserve_exact(syms.len());
+            starts.reserve_exact(syms.len() + 1);
             let mut pos = 0u32;
-            bpe.initial_symbols(word, |id, len| {
+            for (id, len) in syms {
                 ids.push(id);
                 starts.push(pos);
                 pos += len;
-            });
+            }
             starts.push(pos);
         }
     }
@@ -149,10 +154,7 @@ pub fn tokenize_long(
     let mut k = next_alive(&ids, 0);
     while k < n {
         let nx = next_alive(&ids, k + 1);
-        let (start, end) = match bpe.units() {
-            Units::Bytes => (k as u32, nx as u32),
-            Units::Chars => (starts[k], starts[nx]),
-        };
+        let (start, end) = if starts.is_empty() { (k as u32, nx as u32) } else { (starts[k], starts[nx]) };
         out.push(Token { id: ids[k], start, end });
         k = nx;
     }

@@ -57,7 +57,6 @@ pub struct PreTokenizer {
 /// Scratch space of [`PreTokenizer::cut`], reused between calls.
 #[derive(Default)]
 pub struct CutScratch {
-    matches: Vec<(u32, u32, bool)>,
     ranges: Vec<(u32, u32)>,
     ends: Vec<u32>,
 }
@@ -92,11 +91,11 @@ impl PreTokenizer {
         }
         match self.splits.as_slice() {
             [] => out.push((base, base + text.len() as u32)),
-            [only] => only.cut(text, base, &mut scratch.matches, out),
+            [only] => only.cut(text, base, out),
             [first, rest @ ..] => {
                 let mut current = std::mem::take(&mut scratch.ranges);
                 current.clear();
-                first.cut(text, base, &mut scratch.matches, &mut current);
+                first.cut(text, base, &mut current);
                 let mut next = Vec::with_capacity(current.len());
                 for (i, step) in rest.iter().enumerate() {
                     let last = i + 1 == rest.len();
@@ -106,7 +105,7 @@ impl PreTokenizer {
                             return Err(EncodeError::Cancelled);
                         }
                         let piece = &text[(s - base) as usize..(e - base) as usize];
-                        step.cut(piece, s, &mut scratch.matches, target);
+                        step.cut(piece, s, target);
                     }
                     if !last {
                         std::mem::swap(&mut current, &mut next);

@@ -4,7 +4,7 @@
 //! is built with here, same version — so the matches are the oracle's by construction
 //! (including its stop at the first matching error, e.g. the backtrack limit). String patterns
 //! (a regex of the escaped string in `tokenizers`) are found with `memchr::memmem`: the same
-//! leftmost non-overlapping occurrences.
+//! leftmost non-overlapping occurrences (an empty string goes through the regex).
 //!
 //! A split works on ranges: [`Split::cut`] appends the pre-tokens of one piece of text as byte
 //! ranges, without building any string.
@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use crate::error::LoadError;
-use crate::normalized::SplitDelimiterBehavior;
+use crate::normalized::{find_matches_regex, find_matches_str, split_ranges, SplitDelimiterBehavior};
 
 enum Pattern {
     Literal(memchr::memmem::Finder<'static>),
@@ -77,106 +77,26 @@ impl Split {
         }
     }
 
-    /// The pattern's matches in `text` tiled with the gaps between them, as `tokenizers`'
-    /// `Pattern::find_matches` gives them: `(start, end, is_match)`, covering `text`.
-    fn find_matches(&self, text: &str, out: &mut Vec<(u32, u32, bool)>) {
-        out.clear();
-        if text.is_empty() {
-            out.push((0, 0, false));
-            return;
-        }
-        let mut prev = 0usize;
-        let mut push = |start: usize, end: usize, out: &mut Vec<(u32, u32, bool)>| {
-            if prev != start {
-                out.push((prev as u32, start as u32, false));
-            }
-            out.push((start as u32, end as u32, true));
-            prev = end;
-        };
-        match &self.pattern {
-            Pattern::Literal(f) => {
-                let n = f.needle().len();
-                for s in f.find_iter(text.as_bytes()) {
-                    push(s, s + n, out);
-                }
-            }
-            Pattern::Regex(re) => {
-                for m in re.find_iter(text) {
-                    match m {
-                        Ok(m) => push(m.start(), m.end(), out),
-                        Err(_) => break,
-                    }
-                }
-            }
-        }
-        if prev != text.len() {
-            out.push((prev as u32, text.len() as u32, false));
-        }
-    }
-
     /// Append the pre-tokens of `text` (which starts at byte `base` of the segment) to `out`
-    /// as ranges: `tokenizers`' `NormalizedString::split` with this behavior, empty pieces
-    /// dropped. `scratch` is reused between calls.
-    pub fn cut(&self, text: &str, base: u32, scratch: &mut Vec<(u32, u32, bool)>, out: &mut Vec<(u32, u32)>) {
-        self.find_matches(text, scratch);
-        if self.invert {
-            for m in scratch.iter_mut() {
-                m.2 = !m.2;
-            }
-        }
-        let mut emit = |s: u32, e: u32| {
-            if s < e {
-                out.push((base + s, base + e));
-            }
+    /// as ranges: `tokenizers`' `NormalizedString::split` with this behavior (the match list
+    /// and the fold are [`crate::normalized`]'s, shared with the normalizers), empty pieces
+    /// dropped.
+    pub fn cut(&self, text: &str, base: u32, out: &mut Vec<(u32, u32)>) {
+        let mut matches = match &self.pattern {
+            Pattern::Literal(f) => find_matches_str(text, f),
+            Pattern::Regex(re) => find_matches_regex(text, re),
         };
-        use SplitDelimiterBehavior::*;
-        match self.behavior {
-            Isolated => scratch.iter().for_each(|&(s, e, _)| emit(s, e)),
-            Removed => scratch.iter().filter(|m| !m.2).for_each(|&(s, e, _)| emit(s, e)),
-            Contiguous | MergedWithPrevious | MergedWithNext => {
-                let folded = fold(scratch, self.behavior);
-                folded.into_iter().for_each(|(s, e)| emit(s, e));
+        if self.invert {
+            for m in matches.iter_mut() {
+                m.1 = !m.1;
+            }
+        }
+        for (r, remove) in split_ranges(&matches, self.behavior) {
+            if !remove && r.start < r.end {
+                out.push((base + r.start as u32, base + r.end as u32));
             }
         }
     }
-}
-
-/// The behaviors that join pieces, exactly as `tokenizers`' folds do.
-fn fold(matches: &[(u32, u32, bool)], behavior: SplitDelimiterBehavior) -> Vec<(u32, u32)> {
-    let mut acc: Vec<(u32, u32)> = Vec::with_capacity(matches.len());
-    let mut previous_match = false;
-    match behavior {
-        SplitDelimiterBehavior::Contiguous => {
-            for &(s, e, m) in matches {
-                match acc.last_mut() {
-                    Some(last) if m == previous_match => last.1 = e,
-                    _ => acc.push((s, e)),
-                }
-                previous_match = m;
-            }
-        }
-        SplitDelimiterBehavior::MergedWithPrevious => {
-            for &(s, e, m) in matches {
-                match acc.last_mut() {
-                    Some(last) if m && !previous_match => last.1 = e,
-                    _ => acc.push((s, e)),
-                }
-                previous_match = m;
-            }
-        }
-        SplitDelimiterBehavior::MergedWithNext => {
-            for &(s, e, m) in matches.iter().rev() {
-                match acc.last_mut() {
-                    Some(last) if m && !previous_match => last.0 = s,
-                    _ => acc.push((s, e)),
-                }
-                previous_match = m;
-            }
-            acc.reverse();
-        }
-        SplitDelimiterBehavior::Isolated | SplitDelimiterBehavior::Removed => unreachable!(),
-    }
-    acc
 }
 
 #[cfg(test)]
@@ -186,7 +106,7 @@ mod tests {
 
     fn cut<'t>(split: &Split, text: &'t str) -> Vec<&'t str> {
         let mut out = Vec::new();
-        split.cut(text, 0, &mut Vec::new(), &mut out);
+        split.cut(text, 0, &mut out);
         out.iter().map(|&(s, e)| &text[s as usize..e as usize]).collect()
     }
 
