@@ -416,14 +416,14 @@ pub fn large() -> Vec<(String, String)> {
     ]
 }
 
-/// The proptests' configuration: 2000 cases from a fixed seed (the same cases on every run, so
+/// The proptests' configuration: 10,000 cases from a fixed seed (the same cases on every run, so
 /// CI is deterministic), no regression files; `PROPTEST_RNG_SEED` / `PROPTEST_CASES` explore
 /// further.
 pub fn proptest_config() -> proptest::test_runner::Config {
     use proptest::test_runner::{Config, RngSeed};
     let env = Config::default();
     Config {
-        cases: if std::env::var_os("PROPTEST_CASES").is_some() { env.cases } else { 2000 },
+        cases: if std::env::var_os("PROPTEST_CASES").is_some() { env.cases } else { 10_000 },
         rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
             env.rng_seed
         } else {
