@@ -12,6 +12,7 @@
 //! [`pipeline`] (the encode loop), [`error`].
 
 pub mod added;
+pub mod cuts;
 pub mod error;
 pub mod load;
 pub mod models;

@@ -54,6 +54,11 @@ impl Precompiled {
         Ok(p)
     }
 
+    /// Whether an ASCII byte has a rule of its own (`false` for non-ASCII bytes).
+    pub fn ascii_has_rule(&self, b: u8) -> bool {
+        self.ascii_rule.get(b as usize).copied().unwrap_or(false)
+    }
+
     /// The replacement of the shortest prefix of `chunk` that the trie holds
     /// (`spm_precompiled::Precompiled::transform`).
     pub fn transform(&self, chunk: &str) -> Option<&str> {
