@@ -10,6 +10,9 @@ use serde_json::Value;
 use crate::added::{AddedTokenJson, AddedVocab};
 use crate::error::LoadError;
 use crate::models::bpe::{Bpe, BpeJson, Units};
+use crate::models::unigram::Unigram;
+use crate::models::wordpiece::WordPiece;
+use crate::models::Model;
 use crate::normalized::Normalized;
 use crate::normalizers;
 use crate::pipeline::Pipeline;
@@ -55,14 +58,6 @@ pub fn load(json: &str) -> Result<Pipeline, LoadError> {
     };
     let pre = pre_tokenizers::from_json(file.pre_tokenizer.as_ref())?;
     let kind: ModelType = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
-    match kind.kind.as_deref() {
-        Some("BPE") => {}
-        Some(other) => return Err(LoadError::Unsupported(format!("model {other}"))),
-        None => return Err(LoadError::Unsupported("a model without a type".into())),
-    }
-    let bpe_json: BpeJson = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
-    let units = if pre.byte_level { Units::Bytes } else { Units::Chars };
-    let (bpe, str_vocab) = Bpe::from_json(&bpe_json, units)?;
     let normalize = |s: &str| -> Result<String, LoadError> {
         match &normalizer {
             None => Ok(s.to_string()),
@@ -74,7 +69,35 @@ pub fn load(json: &str) -> Result<Pipeline, LoadError> {
             }
         }
     };
+    match kind.kind.as_deref() {
+        Some("BPE") => {}
+        Some("WordPiece" | "Unigram") => {
+            let v: Value = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
+            let model = if kind.kind.as_deref() == Some("WordPiece") {
+                Model::WordPiece(WordPiece::from_json(&v)?)
+            } else {
+                Model::Unigram(Unigram::from_json(&v)?)
+            };
+            let size = match &model {
+                Model::WordPiece(m) => m.vocab_size(),
+                Model::Unigram(m) => m.vocab_size(),
+                Model::Bpe(m) => m.vocab_size(),
+            };
+            let id = |s: &str| match &model {
+                Model::WordPiece(m) => m.token_to_id(s),
+                Model::Unigram(m) => m.token_to_id(s),
+                Model::Bpe(_) => None,
+            };
+            let added = AddedVocab::new(&file.added_tokens, size, id, normalize)?;
+            return Ok(Pipeline::new(added, normalizer, continuation, pre, model));
+        }
+        Some(other) => return Err(LoadError::Unsupported(format!("model {other}"))),
+        None => return Err(LoadError::Unsupported("a model without a type".into())),
+    }
+    let bpe_json: BpeJson = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
+    let units = if pre.byte_level { Units::Bytes } else { Units::Chars };
+    let (bpe, str_vocab) = Bpe::from_json(&bpe_json, units)?;
     let added = AddedVocab::new(&file.added_tokens, bpe.vocab_size(), |s| str_vocab.get(s), normalize)?;
     drop(str_vocab);
-    Ok(Pipeline::new(added, normalizer, continuation, pre, bpe))
+    Ok(Pipeline::new(added, normalizer, continuation, pre, Model::Bpe(bpe)))
 }

@@ -10,8 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::added::{AddedVocab, Piece};
 use crate::error::EncodeError;
-use crate::models::bpe::Bpe;
-use crate::models::Token;
+use crate::models::{Model, Token};
 use crate::normalized::Normalized;
 use crate::normalizers::Normalize;
 use crate::pre_tokenizers::{CutScratch, PreTokenizer};
@@ -25,7 +24,7 @@ pub struct Pipeline {
     /// differs from `normalizer`.
     continuation: Option<Option<Box<dyn Normalize>>>,
     pre: PreTokenizer,
-    model: Bpe,
+    model: Model,
 }
 
 /// Where the tokens of an encode go.
@@ -101,7 +100,7 @@ impl Pipeline {
         normalizer: Option<Box<dyn Normalize>>,
         continuation: Option<Option<Box<dyn Normalize>>>,
         pre: PreTokenizer,
-        model: Bpe,
+        model: Model,
     ) -> Self {
         Pipeline { added, normalizer, continuation, pre, model }
     }
@@ -111,7 +110,7 @@ impl Pipeline {
     }
 
     pub fn describe(&self) -> String {
-        format!("BPE ({:?} units), pre-tokenizer: {}", self.model.units(), self.pre.describe())
+        format!("{}, pre-tokenizer: {}", self.model.describe(), self.pre.describe())
     }
 
     pub fn encode(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Tokens) -> Result<(), EncodeError> {
@@ -190,18 +189,21 @@ impl Pipeline {
                 let mut norm = Normalized::new(seg, start);
                 n.normalize(&mut norm)?;
                 let map = Aligned { alignments: &norm.alignments, shift: start };
-                self.tokenize_segment(norm.get(), &map, opts, s, sink, word)
+                self.tokenize_segment(norm.get(), &map, continuation, opts, s, sink, word)
             }
-            _ => self.tokenize_segment(seg, &Identity { text: seg, base: start }, opts, s, sink, word),
+            _ => self.tokenize_segment(seg, &Identity { text: seg, base: start }, continuation, opts, s, sink, word),
         }
     }
 
     /// A normalized segment (`seg`, with `map` to the original): the normalized added tokens,
-    /// then the pre-tokenizer's pieces through the model.
+    /// then the pre-tokenizer's pieces through the model. `continuation`: the segment is the
+    /// first of a continuation piece (its first text part gets no Metaspace prepend).
+    #[allow(clippy::too_many_arguments)]
     fn tokenize_segment<S: Sink, M: OffsetMap>(
         &self,
         seg: &str,
         map: &M,
+        continuation: bool,
         opts: &PieceOptions<'_>,
         s: &mut Scratch,
         sink: &mut S,
@@ -220,6 +222,10 @@ impl Pipeline {
                     let (a, b) = if S::OFFSETS { map.map(start, end) } else { (0, 0) };
                     sink.push(id, a, b, word);
                     word += 1;
+                }
+                Piece::Text { start, end } if self.pre.metaspace().is_some() => {
+                    word =
+                        self.metaspace_part(seg, start, end, map, continuation && start == 0, opts, s, sink, word)?;
                 }
                 Piece::Text { start, end } => {
                     s.ranges.clear();
@@ -246,6 +252,52 @@ impl Pipeline {
             }
         }
         s.inner = inner;
+        Ok(word)
+    }
+
+    /// One text part of a segment under Metaspace: the part as a [`Normalized`] of its own
+    /// (spaces replaced, the replacement prepended, cut before each), each pre-token through
+    /// the model; offsets through the part's alignments, then the segment's `map`.
+    #[allow(clippy::too_many_arguments)]
+    fn metaspace_part<S: Sink, M: OffsetMap>(
+        &self,
+        seg: &str,
+        start: u32,
+        end: u32,
+        map: &M,
+        continuation: bool,
+        opts: &PieceOptions<'_>,
+        s: &mut Scratch,
+        sink: &mut S,
+        mut word: u32,
+    ) -> Result<u32, EncodeError> {
+        let Some(ms) = self.pre.metaspace() else { return Ok(word) };
+        let part = &seg[start as usize..end as usize];
+        if part.is_empty() {
+            return Ok(word);
+        }
+        // `first` prepends only to the split at offset 0 of the encoded text (never in a
+        // continuation piece, which does not start the text).
+        let at_text_start = !opts.continuation && map.map(start, end).0 == 0;
+        for split in ms.transform(Normalized::new(part, 0), at_text_start, continuation) {
+            s.tokens.clear();
+            self.model.tokenize(split.get(), &mut s.syms, &mut s.tokens, opts.cancel)?;
+            for t in &s.tokens {
+                let (a, b) = if S::OFFSETS {
+                    let shift = start + split.original_shift;
+                    let x0 = split.alignments[t.start as usize].0;
+                    let x1 = split.alignments[t.end as usize - 1].1;
+                    map.map(shift + x0, shift + x1)
+                } else {
+                    (0, 0)
+                };
+                sink.push(t.id, a, b, word);
+            }
+            word += 1;
+        }
+        if cancelled(opts) {
+            return Err(EncodeError::Cancelled);
+        }
         Ok(word)
     }
 }

@@ -177,6 +177,11 @@ impl Unigram {
         })
     }
 
+    /// `tokenizers`' `get_vocab_size` (the entries of `vocab`, duplicates included).
+    pub fn vocab_size(&self) -> usize {
+        self.scores.len()
+    }
+
     /// The id of a token (as `tokenizers`' `token_to_id`).
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         self.ids.get(token).copied()

@@ -75,6 +75,11 @@ impl WordPiece {
         })
     }
 
+    /// `tokenizers`' `get_vocab_size` (distinct tokens).
+    pub fn vocab_size(&self) -> usize {
+        self.first.len()
+    }
+
     /// The id of a token (as `tokenizers`' `token_to_id`).
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         self.first.get(token).copied()

@@ -7,7 +7,7 @@
 use super::char_split::parse;
 use super::{split_each, PreTokenize, Splits};
 use crate::error::{EncodeError, LoadError};
-use crate::normalized::{find_matches_char, SplitDelimiterBehavior};
+use crate::normalized::{find_matches_char, Normalized, SplitDelimiterBehavior};
 
 /// When the replacement is prepended to a split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
@@ -66,27 +66,41 @@ impl Metaspace {
     }
 }
 
-impl PreTokenize for Metaspace {
-    fn pre_tokenize(&self, splits: &mut Splits) -> Result<(), EncodeError> {
-        split_each(splits, |_, mut n| {
-            if n.get().contains(' ') {
-                let matches = find_matches_char(n.get(), |c| c == ' ');
-                n.replace_matches(&matches, &self.rep);
-            }
-            let prepend = match self.prepend_scheme {
+impl Metaspace {
+    /// The pre-tokens of one split `n`: spaces replaced, the replacement prepended per the
+    /// scheme (`at_text_start`: the split starts at offset 0 of the encoded text, which
+    /// `first` asks; `continuation`: the first segment of a continuation piece, which never
+    /// prepends), then cut before each replacement when `split`. Empty pre-tokens are dropped.
+    pub fn transform(&self, mut n: Normalized, at_text_start: bool, continuation: bool) -> Vec<Normalized> {
+        if n.get().contains(' ') {
+            let matches = find_matches_char(n.get(), |c| c == ' ');
+            n.replace_matches(&matches, &self.rep);
+        }
+        let prepend = !continuation
+            && match self.prepend_scheme {
                 PrependScheme::Always => !n.get().starts_with(self.replacement),
-                PrependScheme::First => !n.get().starts_with(self.replacement) && n.original_shift == 0,
+                PrependScheme::First => !n.get().starts_with(self.replacement) && at_text_start,
                 PrependScheme::Never => false,
             };
-            if prepend {
-                n.prepend(&self.rep);
-            }
-            if self.split {
-                let r = self.replacement;
-                Ok(n.split_by(|c| c == r, SplitDelimiterBehavior::MergedWithNext))
-            } else {
-                Ok(vec![n])
-            }
+        if prepend {
+            n.prepend(&self.rep);
+        }
+        let mut out = if self.split {
+            let r = self.replacement;
+            n.split_by(|c| c == r, SplitDelimiterBehavior::MergedWithNext)
+        } else {
+            vec![n]
+        };
+        out.retain(|s| !s.get().is_empty());
+        out
+    }
+}
+
+impl PreTokenize for Metaspace {
+    fn pre_tokenize(&self, splits: &mut Splits) -> Result<(), EncodeError> {
+        split_each(splits, |_, n| {
+            let at_start = n.original_shift == 0;
+            Ok(self.transform(n, at_start, false))
         })
     }
 }

@@ -52,6 +52,31 @@ pub struct PreTokenizer {
     pub splits: Vec<split::Split>,
     pub scanner: Option<Box<dyn scan::Scanner>>,
     pub byte_level: bool,
+    /// One of the word-level pre-tokenizers, alone (not in a Sequence with other steps).
+    pub other: Option<Other>,
+}
+
+/// The word-level pre-tokenizers (BERT / SentencePiece families), each run alone.
+pub enum Other {
+    Bert(bert::BertPreTokenizer),
+    Whitespace(whitespace::Whitespace),
+    WhitespaceSplit(whitespace::WhitespaceSplit),
+    Punctuation(punctuation::Punctuation),
+    Digits(digits::Digits),
+    CharDelimiterSplit(char_delimiter::CharDelimiterSplit),
+    /// Transforms its split (spaces, prepend) before cutting: the pipeline runs it through
+    /// [`metaspace::Metaspace::transform`], not [`PreTokenizer::cut`].
+    Metaspace(metaspace::Metaspace),
+}
+
+impl PreTokenizer {
+    /// The Metaspace step, when that is the pre-tokenizer.
+    pub fn metaspace(&self) -> Option<&metaspace::Metaspace> {
+        match &self.other {
+            Some(Other::Metaspace(m)) => Some(m),
+            _ => None,
+        }
+    }
 }
 
 /// Scratch space of [`PreTokenizer::cut`], reused between calls.
@@ -76,6 +101,18 @@ impl PreTokenizer {
         cancel: Option<&AtomicBool>,
     ) -> Result<(), EncodeError> {
         if text.is_empty() {
+            return Ok(());
+        }
+        if let Some(other) = &self.other {
+            match other {
+                Other::Bert(p) => p.cut(text, base, out),
+                Other::Whitespace(p) => p.cut(text, base, out),
+                Other::WhitespaceSplit(p) => p.cut(text, base, out),
+                Other::Punctuation(p) => p.cut(text, base, out),
+                Other::Digits(p) => p.cut(text, base, out),
+                Other::CharDelimiterSplit(p) => p.cut(text, base, out),
+                Other::Metaspace(_) => return Err(EncodeError::Model("Metaspace runs through transform".into())),
+            }
             return Ok(());
         }
         if let Some(scanner) = &self.scanner {
@@ -120,6 +157,18 @@ impl PreTokenizer {
 
     /// A short description for logs (`"scanner o200k + ByteLevel"`, `"2 Splits"`, …).
     pub fn describe(&self) -> String {
+        if let Some(o) = &self.other {
+            return match o {
+                Other::Bert(_) => "BertPreTokenizer",
+                Other::Whitespace(_) => "Whitespace",
+                Other::WhitespaceSplit(_) => "WhitespaceSplit",
+                Other::Punctuation(_) => "Punctuation",
+                Other::Digits(_) => "Digits",
+                Other::CharDelimiterSplit(_) => "CharDelimiterSplit",
+                Other::Metaspace(_) => "Metaspace",
+            }
+            .into();
+        }
         let mut s = match &self.scanner {
             Some(sc) => format!("scanner {}", sc.name()),
             None => format!("{} Split(s)", self.splits.len()),
@@ -142,7 +191,7 @@ fn unsupported(s: impl Into<String>) -> LoadError {
 /// The dispatcher: build what the engine runs for a `pre_tokenizer` value (`None` or `null`:
 /// nothing). Refuses what the engine does not reproduce exactly.
 pub fn from_json(v: Option<&Value>) -> Result<PreTokenizer, LoadError> {
-    let mut pre = PreTokenizer { splits: Vec::new(), scanner: None, byte_level: false };
+    let mut pre = PreTokenizer { splits: Vec::new(), scanner: None, byte_level: false, other: None };
     if let Some(v) = v.filter(|v| !v.is_null()) {
         add_step(&mut pre, v)?;
     }
@@ -165,6 +214,27 @@ fn add_step(pre: &mut PreTokenizer, v: &Value) -> Result<(), LoadError> {
         return Err(unsupported("a pre-tokenizer after ByteLevel"));
     }
     let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+    let alone = |pre: &PreTokenizer| pre.splits.is_empty() && pre.other.is_none();
+    if pre.other.is_some() && ty != "Sequence" {
+        return Err(unsupported(format!("pre-tokenizer {ty:?} in a Sequence after a word-level one")));
+    }
+    let other = match ty {
+        "BertPreTokenizer" => Some(Other::Bert(bert::BertPreTokenizer)),
+        "Whitespace" => Some(Other::Whitespace(whitespace::Whitespace)),
+        "WhitespaceSplit" => Some(Other::WhitespaceSplit(whitespace::WhitespaceSplit)),
+        "Punctuation" => Some(Other::Punctuation(punctuation::Punctuation::from_json(v)?)),
+        "Digits" => Some(Other::Digits(digits::Digits::from_json(v)?)),
+        "CharDelimiterSplit" => Some(Other::CharDelimiterSplit(char_delimiter::CharDelimiterSplit::from_json(v)?)),
+        "Metaspace" => Some(Other::Metaspace(metaspace::Metaspace::from_json(v)?)),
+        _ => None,
+    };
+    if let Some(o) = other {
+        if !alone(pre) {
+            return Err(unsupported(format!("pre-tokenizer {ty:?} in a Sequence with other steps")));
+        }
+        pre.other = Some(o);
+        return Ok(());
+    }
     match ty {
         "Sequence" => {
             let steps = v.get("pretokenizers").and_then(Value::as_array).ok_or_else(|| {
