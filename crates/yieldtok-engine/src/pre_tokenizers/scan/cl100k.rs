@@ -10,7 +10,7 @@
 //! the pattern's order.
 
 use super::classes::{class_at, is, L, NEWLINE, NOT_WS_L_N, NUMBER, SPACE};
-use super::runs::{contraction, newlines, numbers, run, whitespace};
+use super::runs::{contraction, newlines, numbers, run, run_swar, whitespace, LETTERS};
 use super::Scanner;
 
 /// The Qwen2 / Qwen3 pattern (`\p{N}`: one number per pre-token).
@@ -45,7 +45,7 @@ fn scan<const MAX_DIGITS: usize>(b: &[u8], ends: &mut Vec<u32>) {
         let (c, l) = class_at(b, i);
         let end = if is(L, c) {
             // `[^\r\n\p{L}\p{N}]?\p{L}+` without the prefix.
-            run(b, i + l, L)
+            run_swar(b, i + l, LETTERS)
         } else if c == NUMBER {
             numbers(b, i + l, MAX_DIGITS - 1)
         } else if c == NEWLINE {
@@ -58,7 +58,7 @@ fn scan<const MAX_DIGITS: usize>(b: &[u8], ends: &mut Vec<u32>) {
             if k != 0 {
                 i + k
             } else if is(L, next.0) {
-                run(b, j + next.1, L)
+                run_swar(b, j + next.1, LETTERS)
             } else if c != SPACE {
                 // ` ?[^\s\p{L}\p{N}]+[\r\n]*` without the space.
                 newlines(b, run(b, j, NOT_WS_L_N))

@@ -17,7 +17,7 @@
 use super::classes::{
     class_at, class_of_cp, decode_non_ascii, is, ClassSet, L, MARK, NEWLINE, NUMBER, PUNCT, SPACE, SYMBOL,
 };
-use super::runs::{newlines, numbers, run, whitespace};
+use super::runs::{newlines, numbers, run, run_swar, whitespace, LETTERS_MARKS};
 use super::Scanner;
 
 /// DeepSeek-V3's first Split.
@@ -120,7 +120,7 @@ fn main(b: &[u8], mut i: usize, ends: &mut Vec<u32>) {
             Some(j)
         } else if is(LM, c) {
             // `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`, with or without a mark as the prefix.
-            Some(run(b, i + l, LM))
+            Some(run_swar(b, i + l, LETTERS_MARKS))
         } else if c == NEWLINE {
             Some(whitespace(b, i))
         } else if is(PS, c) {
@@ -129,7 +129,7 @@ fn main(b: &[u8], mut i: usize, ends: &mut Vec<u32>) {
             // White space or another char (numbers are pieces of their own): a possible prefix of a word.
             let next = if i + l < n { class_at(b, i + l) } else { (NEWLINE, 0) };
             if is(LM, next.0) {
-                Some(run(b, i + l + next.1, LM))
+                Some(run_swar(b, i + l + next.1, LETTERS_MARKS))
             } else if c != SPACE {
                 None
             } else if b0 == b' ' && is(PS, next.0) {

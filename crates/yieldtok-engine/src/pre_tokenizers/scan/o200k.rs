@@ -12,8 +12,8 @@
 //! last char that is also in W; else no match. Every char starts a match of some alternative
 //! (gpt-4o's `Removed`/`invert` split gives the same tiling as gpt-oss's `Isolated`).
 
-use super::classes::{class_at, is, ClassSet, LETTER, LOWER, MARK, NEWLINE, NOT_WS_L_N, NUMBER, SPACE, UPPER};
-use super::runs::{contraction, numbers, run, whitespace};
+use super::classes::{class_at, is, LETTER, LOWER, MARK, NEWLINE, NOT_WS_L_N, NUMBER, SPACE, UPPER};
+use super::runs::{contraction, numbers, run, run_swar, whitespace, LOWER_LETTERS};
 use super::Scanner;
 
 /// The o200k pattern, as gpt-4o's and gpt-oss's `tokenizer.json` spell it.
@@ -22,9 +22,6 @@ pub const O200K_PATTERN: &str = concat!(
     r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 );
-
-/// `W` = `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
-const W: ClassSet = 1 << LOWER | 1 << LETTER | 1 << MARK;
 
 /// The scanner of [`O200K_PATTERN`].
 pub struct O200k;
@@ -52,7 +49,7 @@ fn letters(b: &[u8], s: usize) -> (Option<usize>, usize) {
                 j += l;
                 after_both = Some(j);
             }
-            LOWER => return (Some(run(b, j + l, W)), j),
+            LOWER => return (Some(run_swar(b, j + l, LOWER_LETTERS)), j),
             _ => break,
         }
     }

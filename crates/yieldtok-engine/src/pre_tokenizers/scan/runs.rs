@@ -4,7 +4,70 @@
 //! semantics. Positions are byte offsets into valid UTF-8 at char boundaries; the end of the
 //! slice is the end of the text (what a look-ahead sees).
 
-use super::classes::{class_at, is, ClassSet, NEWLINE, NUMBER, SPACE};
+use super::classes::{class_at, is, ClassSet, L, LETTER, LOWER, MARK, NEWLINE, NUMBER, SPACE};
+
+/// A class set together with its ASCII members as one byte range (optionally case-folded), so
+/// that [`run_swar`] tests 8 ASCII bytes at once. The unit test checks every ASCII byte.
+#[derive(Clone, Copy)]
+pub(super) struct AsciiRange {
+    pub set: ClassSet,
+    /// The ASCII members: `lo..=hi`, after `| 0x20` when `fold_case`.
+    pub lo: u8,
+    pub hi: u8,
+    pub fold_case: bool,
+}
+
+/// `\p{L}`: ASCII `[A-Za-z]`.
+pub(super) const LETTERS: AsciiRange = AsciiRange { set: L, lo: b'a', hi: b'z', fold_case: true };
+/// `[\p{L}\p{M}]`: ASCII `[A-Za-z]`.
+pub(super) const LETTERS_MARKS: AsciiRange = AsciiRange { set: L | 1 << MARK, lo: b'a', hi: b'z', fold_case: true };
+/// `[\p{Ll}\p{Lm}\p{Lo}\p{M}]` (o200k's second letter class): ASCII `[a-z]`.
+pub(super) const LOWER_LETTERS: AsciiRange =
+    AsciiRange { set: 1 << LOWER | 1 << LETTER | 1 << MARK, lo: b'a', hi: b'z', fold_case: false };
+
+/// The end of the maximal run of chars of `r.set` starting at `i`: 8 bytes at a time while they
+/// are ASCII, char by char through the Unicode table otherwise.
+#[inline(always)]
+pub(super) fn run_swar(b: &[u8], mut i: usize, r: AsciiRange) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let in_range = |byte: u8| (r.lo..=r.hi).contains(&if r.fold_case { byte | 0x20 } else { byte });
+    while i < b.len() {
+        if b[i] < 0x80 {
+            while i + 8 <= b.len() {
+                let mut x = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+                if r.fold_case {
+                    x |= ONES * 0x20;
+                }
+                let low = x & !HIGH;
+                // Per byte, high bit set: low >= lo, low > hi; the sums stay below 256.
+                let ge = low + ONES * (128 - r.lo as u64);
+                let gt = low + ONES * (127 - r.hi as u64);
+                let outside = !(ge & !gt & !x) & HIGH;
+                if outside != 0 {
+                    i += (outside.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 8;
+            }
+            while i < b.len() && b[i] < 0x80 {
+                if !in_range(b[i]) {
+                    return i;
+                }
+                i += 1;
+            }
+            if i >= b.len() {
+                return i;
+            }
+        }
+        let (c, l) = class_at(b, i);
+        if !is(r.set, c) {
+            return i;
+        }
+        i += l;
+    }
+    i
+}
 
 /// The end of the maximal run of chars of `set` starting at `i`.
 #[inline(always)]
@@ -85,5 +148,30 @@ pub(super) fn contraction(b: &[u8], i: usize) -> usize {
         Some(b'l' | b'L') if matches!(b.get(i + 2), Some(b'l' | b'L')) => 3,
         Some(0xC5) if b.get(i + 2) == Some(&0xBF) => 3,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::classes::BYTE_CLASS;
+    use super::*;
+
+    #[test]
+    fn ascii_ranges_are_their_sets_ascii_members() {
+        for r in [LETTERS, LETTERS_MARKS, LOWER_LETTERS] {
+            for byte in 0u8..128 {
+                let folded = if r.fold_case { byte | 0x20 } else { byte };
+                let in_range = (r.lo..=r.hi).contains(&folded);
+                assert_eq!(in_range, is(r.set, BYTE_CLASS[byte as usize]), "byte {byte:#x}");
+                // run_swar agrees at every offset of an 8-byte word and in the tail.
+                for at in 0..12 {
+                    let mut v = vec![b'a'; 12];
+                    v[at] = byte;
+                    let want = if in_range { 12 } else { at };
+                    let text = std::str::from_utf8(&v).unwrap();
+                    assert_eq!(run_swar(text.as_bytes(), 0, r), want, "byte {byte:#x} at {at}");
+                }
+            }
+        }
     }
 }
