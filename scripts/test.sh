@@ -33,7 +33,7 @@ python3 tests/oracle/make_chat_cases.py target/chat-cases.json "${data_args[@]}"
   --fixtures .cache/fixtures --fixed-now 2024-07-26T09:05:03.000042
 export CHAT_CASES="$root/target/chat-cases.json" CHAT_ORACLE="$root/target/chat-oracle.json" \
   CHAT_FIXTURES="$root/.cache/fixtures" CHAT_FIXED_NOW=2024-07-26T09:05:03.000042 YIELDTOK_REQUIRE_ORACLE=1
-cargo test -p yieldtok --test chat_template_differential -- --nocapture 2>&1 | tail -n 25
+cargo test -p yieldtok-chat --test differential -- --nocapture 2>&1 | tail -n 25
 
 step "python binding: build (maturin, release) and pytest"
 (cd bindings-py && VIRTUAL_ENV="$root/.venv" "$root/.venv/bin/maturin" develop --release --quiet)

@@ -25,7 +25,8 @@
 
 pub mod batch;
 mod chat;
-pub mod chat_template;
+/// The chat-template engine: the [`yieldtok_chat`] crate, re-exported under its old path.
+pub use yieldtok_chat as chat_template;
 pub mod config;
 pub mod encoding;
 mod engine;

@@ -1,5 +1,10 @@
+//! # yieldtok-chat
+//!
 //! Chat templates rendered like transformers' `apply_chat_template(...,
-//! tokenize=False)` (transformers 5.x), with `minijinja` 3.
+//! tokenize=False)` (transformers 5.x), with `minijinja` 3. This crate knows
+//! nothing of tokenizers (it builds and tests without `tokenizers`); the
+//! `yieldtok` crate re-exports it as `yieldtok::chat_template` and adds the
+//! tokenizing half (`Tokenizer::apply_chat_template`, the template cache).
 //!
 //! [`ChatTemplate::new`] compiles a template once (a Hugging Face
 //! `chat_template`; [`TemplateSource`] + [`select_template`] /

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use yieldtok::chat_template::{
+use yieldtok_chat::{
     ChatRequest, ChatTemplate, ChatTemplateError, ChatTemplateOptions,
 };
 use serde_json::json;

@@ -21,13 +21,13 @@
 //! /tmp/oracle/bin/python tests/oracle/chat_template_oracle.py /tmp/cases.json /tmp/oracle.json \
 //!     --fixtures .cache/fixtures --fixed-now 2024-07-26T09:05:03.000042
 //! CHAT_CASES=/tmp/cases.json CHAT_ORACLE=/tmp/oracle.json CHAT_FIXTURES=.cache/fixtures \
-//!     CHAT_FIXED_NOW=2024-07-26T09:05:03.000042 cargo test --test differential -- --nocapture
+//!     CHAT_FIXED_NOW=2024-07-26T09:05:03.000042 cargo test -p yieldtok-chat --test differential -- --nocapture
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use yieldtok::chat_template::{
+use yieldtok_chat::{
     assistant_mask, fixed_clock, resolve_chat_template_arg, special_tokens_from_config,
     ChatRequest, ChatTemplate, ChatTemplateOptions, TemplateSource,
 };
