@@ -52,7 +52,7 @@ fn scan<const MAX_DIGITS: usize>(b: &[u8], ends: &mut Vec<u32>) {
             whitespace(b, i)
         } else {
             // A char that may prefix a word: white space or `[^\s\p{L}\p{N}]`.
-            let k = contraction(b, i);
+            let k = if b[i] == b'\'' { contraction(b, i) } else { 0 };
             let j = i + l;
             let next = if j < n { class_at(b, j) } else { (NEWLINE, 0) };
             if k != 0 {

@@ -17,7 +17,7 @@
 use super::classes::{
     class_at, class_of_cp, decode_non_ascii, is, ClassSet, L, MARK, NEWLINE, NUMBER, PUNCT, SPACE, SYMBOL,
 };
-use super::runs::{newlines, numbers, run, run_swar, whitespace, LETTERS_MARKS};
+use super::runs::{bytes_in, newlines, numbers, run, run_swar, skip_ascii, whitespace, LETTERS_MARKS};
 use super::Scanner;
 
 /// DeepSeek-V3's first Split.
@@ -91,17 +91,38 @@ fn scan(b: &[u8], ends: &mut Vec<u32>) {
             ends.push(i as u32);
             continue;
         }
-        let mut end = i + l;
-        while end < n {
-            let (p, l) = piece_at(b, end);
-            if p != piece {
-                break;
-            }
-            end += l;
-        }
+        let end = if piece == Piece::Other { other_end(b, i + l) } else { cjk_end(b, i + l) };
         main(&b[..end], i, ends);
         i = end;
     }
+}
+
+/// The end of a piece of neither numbers nor CJK chars that goes on at `i`.
+#[inline(always)]
+fn other_end(b: &[u8], mut i: usize) -> usize {
+    loop {
+        i = skip_ascii(b, i, |x| !bytes_in(x, b'0', b'9'), |c| !c.is_ascii_digit());
+        if i >= b.len() || b[i] < 0x80 {
+            return i;
+        }
+        let (p, l) = piece_at(b, i);
+        if p != Piece::Other {
+            return i;
+        }
+        i += l;
+    }
+}
+
+/// The end of a piece of CJK chars that goes on at `i`.
+fn cjk_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        let (p, l) = piece_at(b, i);
+        if p != Piece::Cjk {
+            break;
+        }
+        i += l;
+    }
+    i
 }
 
 /// The third Split over `b[i..]` (the end of `b` is the end of the piece).

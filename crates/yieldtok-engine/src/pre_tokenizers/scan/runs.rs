@@ -25,38 +25,46 @@ pub(super) const LETTERS_MARKS: AsciiRange = AsciiRange { set: L | 1 << MARK, lo
 pub(super) const LOWER_LETTERS: AsciiRange =
     AsciiRange { set: 1 << LOWER | 1 << LETTER | 1 << MARK, lo: b'a', hi: b'z', fold_case: false };
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+
+/// The high bit of each byte of `x` below 0x80 that is in `lo..=hi` (other bits: garbage).
+#[inline(always)]
+pub(super) fn bytes_in(x: u64, lo: u8, hi: u8) -> u64 {
+    let low = x & !HIGH;
+    // Per byte, high bit set: low >= lo, low > hi; the sums stay below 256.
+    (low + ONES * (128 - lo as u64)) & !(low + ONES * (127 - hi as u64))
+}
+
+/// Skip from `i` over the ASCII bytes `keep` holds for, 8 at a time (`keep8`: the same test on
+/// the 8 bytes of a little-endian word, as the high bit of each): the first byte that is not
+/// ASCII or not kept, or the end.
+#[inline(always)]
+pub(super) fn skip_ascii(b: &[u8], mut i: usize, keep8: impl Fn(u64) -> u64, keep: impl Fn(u8) -> bool) -> usize {
+    while i + 8 <= b.len() {
+        let x = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let stop = !(keep8(x) & !x) & HIGH;
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i] < 0x80 && keep(b[i]) {
+        i += 1;
+    }
+    i
+}
+
 /// The end of the maximal run of chars of `r.set` starting at `i`: 8 bytes at a time while they
 /// are ASCII, char by char through the Unicode table otherwise.
 #[inline(always)]
 pub(super) fn run_swar(b: &[u8], mut i: usize, r: AsciiRange) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = ONES * 0x80;
-    let in_range = |byte: u8| (r.lo..=r.hi).contains(&if r.fold_case { byte | 0x20 } else { byte });
+    let fold8 = if r.fold_case { ONES * 0x20 } else { 0 };
+    let fold = if r.fold_case { 0x20 } else { 0 };
     while i < b.len() {
         if b[i] < 0x80 {
-            while i + 8 <= b.len() {
-                let mut x = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-                if r.fold_case {
-                    x |= ONES * 0x20;
-                }
-                let low = x & !HIGH;
-                // Per byte, high bit set: low >= lo, low > hi; the sums stay below 256.
-                let ge = low + ONES * (128 - r.lo as u64);
-                let gt = low + ONES * (127 - r.hi as u64);
-                let outside = !(ge & !gt & !x) & HIGH;
-                if outside != 0 {
-                    i += (outside.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                i += 8;
-            }
-            while i < b.len() && b[i] < 0x80 {
-                if !in_range(b[i]) {
-                    return i;
-                }
-                i += 1;
-            }
-            if i >= b.len() {
+            i = skip_ascii(b, i, |x| bytes_in(x | fold8, r.lo, r.hi), |c| (r.lo..=r.hi).contains(&(c | fold)));
+            if i >= b.len() || b[i] < 0x80 {
                 return i;
             }
         }
@@ -111,7 +119,7 @@ pub(super) fn numbers(b: &[u8], mut i: usize, more: usize) -> usize {
 /// last `\r`/`\n` of the white-space run if it has one; else the whole run if it reaches the end
 /// of the text or is one char long; else the run but its last char (which the look-ahead leaves
 /// for the next pre-token, where it prefixes a word).
-#[inline]
+#[inline(always)]
 pub(super) fn whitespace(b: &[u8], i: usize) -> usize {
     let mut j = i;
     let mut last = i;
