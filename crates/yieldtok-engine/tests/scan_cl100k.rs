@@ -4,4 +4,4 @@
 
 mod scan_common;
 
-scanner_tests!("llama3_1", "cl100k");
+scanner_tests!("llama3_1", "cl100k", scan_common::deep::CL100K, 5);

@@ -4,4 +4,4 @@
 
 mod scan_common;
 
-scanner_tests!("gptoss", "o200k");
+scanner_tests!("gptoss", "o200k", scan_common::deep::O200K, 6);

@@ -4,4 +4,4 @@
 
 mod scan_common;
 
-scanner_tests!("qwen3", "qwen2");
+scanner_tests!("qwen3", "qwen2", scan_common::deep::CL100K, 5);

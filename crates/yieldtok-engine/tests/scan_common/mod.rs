@@ -352,6 +352,17 @@ pub const SMALL: &[&str] = &[
     "/", "👍", "\u{200d}", "\u{0}", "カ", "・",
 ];
 
+/// Small alphabets for longer exhaustive strings, one per pattern family: the
+/// chars whose interplay the pattern's backtracking decides.
+pub mod deep {
+    /// Contractions, letters, numbers, and white-space runs before words and newlines.
+    pub const CL100K: &[&str] = &["a", "S", "'", " ", "\t", "\n", "\r", ".", "1", "\u{301}"];
+    /// o200k's case-split letter classes: upper, lower, modifier letter, mark; contractions.
+    pub const O200K: &[&str] = &["A", "a", "ʰ", "\u{301}", "'", "s", " ", ".", "/", "\n"];
+    /// DeepSeek's pieces (numbers, CJK) and its word prefixes and gaps.
+    pub const DEEPSEEK: &[&str] = &["a", "1", "中", "・", " ", "\n", ".", "\u{200d}", "\u{301}", "é"];
+}
+
 /// Every string of 1..=`max_len` atoms of `alphabet`, to `f`.
 pub fn enumerate(alphabet: &[&str], max_len: usize, mut f: impl FnMut(&str)) {
     let mut idx: Vec<usize> = Vec::new();
@@ -441,15 +452,15 @@ pub fn trouble_text(max: usize) -> impl proptest::strategy::Strategy<Value = Str
 }
 
 /// The tests every scanner gets, for fixture `$fixture` whose scanner is `$name`: the corpora
-/// and the large inputs against both oracles, a proptest over [`ATOMS`] against both (see
-/// [`proptest_config`]), and every
-/// short string over [`SMALL`] (up to 4 chars) and [`ATOMS`] (up to 2 atoms) against
-/// `fancy-regex`.
+/// and the large inputs against both oracles, and a proptest over [`ATOMS`] against both (see
+/// [`proptest_config`]). With `$deep` (one of [`deep`]'s alphabets) and `$deep_len`, also every
+/// short string over [`SMALL`] (up to 4 chars), [`ATOMS`] (up to 2 atoms) and `$deep` (up to
+/// `$deep_len` atoms) against `fancy-regex`.
 #[macro_export]
 macro_rules! scanner_tests {
     ($fixture:literal, $name:literal) => {
         use proptest::prelude::*;
-        use scan_common::{Subject, ATOMS, SMALL};
+        use scan_common::Subject;
         use std::sync::LazyLock;
 
         static SUBJECT: LazyLock<Subject> = LazyLock::new(|| Subject::load($fixture, $name));
@@ -468,18 +479,26 @@ macro_rules! scanner_tests {
             }
         }
 
-        #[test]
-        fn every_short_string() {
-            scan_common::enumerate(SMALL, 4, |s| SUBJECT.check_regex(s));
-            scan_common::enumerate(ATOMS, 2, |s| SUBJECT.check_regex(s));
-        }
-
         proptest! {
             #![proptest_config(scan_common::proptest_config())]
             #[test]
             fn troublemakers(text in scan_common::trouble_text(24)) {
                 SUBJECT.check("proptest", &text, true);
             }
+        }
+    };
+    ($fixture:literal, $name:literal, $deep:expr, $deep_len:expr) => {
+        scanner_tests!($fixture, $name);
+
+        #[test]
+        fn every_short_string() {
+            scan_common::enumerate(scan_common::SMALL, 4, |s| SUBJECT.check_regex(s));
+            scan_common::enumerate(scan_common::ATOMS, 2, |s| SUBJECT.check_regex(s));
+        }
+
+        #[test]
+        fn every_longer_string_of_the_deep_alphabet() {
+            scan_common::enumerate($deep, $deep_len, |s| SUBJECT.check_regex(s));
         }
     };
 }
