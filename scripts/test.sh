@@ -46,4 +46,7 @@ node --test tests/node/
 step "wasm binding: wasm32 build, Node tests, headless Chromium (demo)"
 bindings-wasm/scripts/test.sh
 
+step "engine: pure Rust, so it builds for wasm32 as it is (cargo check, wasm32-unknown-unknown)"
+cargo check --quiet -p yieldtok-engine --target wasm32-unknown-unknown
+
 step "all tests passed"
