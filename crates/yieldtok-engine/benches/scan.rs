@@ -5,8 +5,9 @@
 //! elsewhere), the median of `--runs` runs (default 7) of each, taken alternately; printed as
 //! MB/s and as the ratio scanner / fancy-regex.
 //!
-//! `cargo bench -p yieldtok-engine --bench scan [-- --runs N] [--scanner-only]` (the latter
-//! skips fancy-regex: for profiling the scanners).
+//! `cargo bench -p yieldtok-engine --bench scan [-- --runs N] [--only WORD] [--scanner-only]`
+//! (`--only`: the texts and scanners whose label contains WORD; `--scanner-only` skips
+//! fancy-regex: both for profiling the scanners).
 
 use yieldtok_engine::pre_tokenizers::scan::*;
 use yieldtok_testkit::corpus;
@@ -69,6 +70,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let runs = args.iter().position(|a| a == "--runs").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(7usize);
     let scanner_only = args.iter().any(|a| a == "--scanner-only");
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned().unwrap_or_default();
     const MB: usize = 1 << 20;
     let conversations = corpus::document(2 * MB);
     let label = if corpus::real_text().is_some() { "conversations" } else { "generated" };
@@ -86,10 +88,16 @@ fn main() {
     ];
     println!("pre-tokenizer scanners vs fancy-regex: median of {runs} runs, single thread");
     for (label, text) in &texts {
+        if !label.contains(only.as_str()) && !scanners.iter().any(|(n, _)| n.contains(only.as_str())) {
+            continue;
+        }
         let ascii = text.bytes().filter(|b| b.is_ascii()).count() as f64 / text.len() as f64;
         println!("\n{label}: {:.2} MB, {:.1}% ASCII bytes", text.len() as f64 / MB as f64, 100.0 * ascii);
         println!("  {:<12} {:>12} {:>16} {:>8}", "scanner", "scanner MB/s", "fancy-regex MB/s", "ratio");
         for (name, patterns) in &scanners {
+            if !label.contains(only.as_str()) && !name.contains(only.as_str()) {
+                continue;
+            }
             let scanner = scanner_for(patterns).unwrap();
             let res: Vec<fancy_regex::Regex> = patterns.iter().map(|p| fancy_regex::Regex::new(p).unwrap()).collect();
             let (mut a, mut b) = (Vec::new(), Vec::new());
