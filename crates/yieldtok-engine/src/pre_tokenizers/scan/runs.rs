@@ -130,6 +130,11 @@ pub(super) fn whitespace(b: &[u8], i: usize) -> usize {
             newline_end = j + 1;
         } else if c != SPACE {
             break;
+        } else if b[j] == b' ' {
+            // A run of ASCII spaces (indentation), 8 bytes at a time.
+            j = skip_ascii(b, j + 1, |x| bytes_in(x, b' ', b' '), |c| c == b' ');
+            last = j - 1;
+            continue;
         }
         last = j;
         j += l;
