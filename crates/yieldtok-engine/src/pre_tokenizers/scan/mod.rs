@@ -3,9 +3,16 @@
 //! its exact pattern string(s) and gives exactly the pre-tokens `fancy-regex` gives for them;
 //! every other pattern runs through `fancy-regex` itself (see `super`).
 //!
-//! Each scanner walks the text once, char by char, trying the pattern's alternatives in order
-//! at each position as the backtracking regex engine does, with the classes of [`classes`]
-//! (an ASCII byte-class table, a two-level Unicode table for the rest).
+//! Each scanner walks the text once, trying the pattern's alternatives in order at each
+//! position as the backtracking regex engine does, with the classes of [`classes`] (a 256-entry
+//! byte-class table for ASCII, a two-level table generated from `regex-syntax`'s Unicode tables
+//! for the rest). Runs of letters, of DeepSeek's non-number pieces and of spaces advance 8
+//! ASCII bytes at a time (SWAR on `u64`: the same code on every target, wasm32 included).
+//!
+//! Proof of exactness: `tests/scan_*.rs` compare every scanner with `tokenizers`' own
+//! pre-tokenizer built from the fixture's `tokenizer.json` and with `fancy-regex` on the
+//! corpora, large inputs, a proptest over a troublemaker alphabet and every short string over
+//! small alphabets; `tests/scan_tables.rs` checks the class of every code point.
 
 mod cl100k;
 pub mod classes;
