@@ -28,7 +28,8 @@ pub(super) const LOWER_LETTERS: AsciiRange =
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = ONES * 0x80;
 
-/// The high bit of each byte of `x` below 0x80 that is in `lo..=hi` (other bits: garbage).
+/// For each byte of `x` below 0x80: its high bit set iff it is in `lo..=hi` (`hi < 0x80`). The
+/// low 7 bits of each byte, and the bytes from 0x80, are garbage: callers mask them off.
 #[inline(always)]
 pub(super) fn bytes_in(x: u64, lo: u8, hi: u8) -> u64 {
     let low = x & !HIGH;
