@@ -72,6 +72,8 @@ struct Scratch {
     cut: CutScratch,
     syms: Vec<(u32, u32)>,
     tokens: Vec<Token>,
+    /// A pre-token built by Metaspace's fast path.
+    word: String,
 }
 
 /// The widest text the engine encodes in one piece (offsets are `u32`).
@@ -279,21 +281,41 @@ impl Pipeline {
         // `first` prepends only to the split at offset 0 of the encoded text (never in a
         // continuation piece, which does not start the text).
         let at_text_start = !opts.continuation && map.map(start, end).0 == 0;
-        for split in ms.transform(Normalized::new(part, 0), at_text_start, continuation) {
-            s.tokens.clear();
-            self.model.tokenize(split.get(), &mut s.syms, &mut s.tokens, opts.cancel)?;
-            for t in &s.tokens {
+        let mut buf = std::mem::take(&mut s.word);
+        let (tokens, syms) = (&mut s.tokens, &mut s.syms);
+        let fast = ms.pre_tokens(part, at_text_start, continuation, &mut buf, |w, m| {
+            tokens.clear();
+            self.model.tokenize(w, syms, tokens, opts.cancel)?;
+            for t in tokens.iter() {
                 let (a, b) = if S::OFFSETS {
-                    let shift = start + split.original_shift;
-                    let x0 = split.alignments[t.start as usize].0;
-                    let x1 = split.alignments[t.end as usize - 1].1;
-                    map.map(shift + x0, shift + x1)
+                    let (x0, x1) = m.map(t.start, t.end);
+                    map.map(start + x0, start + x1)
                 } else {
                     (0, 0)
                 };
                 sink.push(t.id, a, b, word);
             }
             word += 1;
+            Ok::<(), EncodeError>(())
+        })?;
+        s.word = buf;
+        if !fast {
+            for split in ms.transform(Normalized::new(part, 0), at_text_start, continuation) {
+                s.tokens.clear();
+                self.model.tokenize(split.get(), &mut s.syms, &mut s.tokens, opts.cancel)?;
+                for t in &s.tokens {
+                    let (a, b) = if S::OFFSETS {
+                        let shift = start + split.original_shift;
+                        let x0 = split.alignments[t.start as usize].0;
+                        let x1 = split.alignments[t.end as usize - 1].1;
+                        map.map(shift + x0, shift + x1)
+                    } else {
+                        (0, 0)
+                    };
+                    sink.push(t.id, a, b, word);
+                }
+                word += 1;
+            }
         }
         if cancelled(opts) {
             return Err(EncodeError::Cancelled);

@@ -183,6 +183,57 @@ fn metaspace_continuation_never_prepends() {
     );
 }
 
+/// Metaspace's fast path (`pre_tokens`, for `split: true`) gives the general path's pre-tokens
+/// and, for every byte range of each, the general path's alignment.
+fn check_metaspace_fast(m: &Metaspace, text: &str, at_start: bool, continuation: bool) {
+    let general = m.transform(Normalized::new(text, 0), at_start, continuation);
+    let mut fast = Vec::new();
+    let mut buf = String::new();
+    let ran = m
+        .pre_tokens(text, at_start, continuation, &mut buf, |w, map| {
+            fast.push((w.to_string(), *map));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    assert_eq!(ran, m.split);
+    if !ran {
+        return;
+    }
+    assert_eq!(
+        fast.iter().map(|(w, _)| w.as_str()).collect::<Vec<_>>(),
+        general.iter().map(|s| s.get()).collect::<Vec<_>>(),
+        "{text:?}"
+    );
+    for ((w, map), g) in fast.iter().zip(&general) {
+        for a in 0..w.len() {
+            for b in a + 1..=w.len() {
+                if !(w.is_char_boundary(a) && w.is_char_boundary(b)) {
+                    continue;
+                }
+                let (s, e) = map.map(a as u32, b as u32);
+                let want = (g.original_shift + g.alignments[a].0, g.original_shift + g.alignments[b - 1].1);
+                assert_eq!((s, e), want, "{text:?}: pre-token {w:?} bytes {a}..{b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn metaspace_fast_path_matches_the_general_path() {
+    let configs: Vec<Metaspace> =
+        configs().iter().filter(|v| v["type"] == "Metaspace").map(|v| Metaspace::from_json(v).unwrap()).collect();
+    let mut words: Vec<String> = corpus::TROUBLE.iter().map(|s| s.to_string()).collect();
+    words.extend(corpus::PROSE.iter().map(|s| s.to_string()));
+    words.extend(["▁x ▁ y  ▁▁z ", " a", "_a_ b", "a", "", "  ", "▁"].map(String::from));
+    for m in &configs {
+        for w in &words {
+            for (at_start, cont) in [(true, false), (false, false), (true, true)] {
+                check_metaspace_fast(m, w, at_start, cont);
+            }
+        }
+    }
+}
+
 const ALPHABET: &[&str] = &[
     "a", "B", "z", "0", "7", "٣", "²", "Ⅻ", "½", " ", "  ", "\t", "\n", "\r\n", "\u{a0}", "\u{3000}", "\u{2028}",
     "\u{85}", "\u{b}", "\u{200b}", "▁", "_", "-", "!", ".", ",", "'", "$", "^", "`", "¿", "«", "—", "、", "。", "「",
@@ -206,6 +257,9 @@ proptest! {
         for v in configs() {
             for nv in normalizer_configs() {
                 check(&v, &nv, &text, shift, "proptest");
+            }
+            if v["type"] == "Metaspace" {
+                check_metaspace_fast(&Metaspace::from_json(&v).unwrap(), &text, shift == 0, false);
             }
         }
     }

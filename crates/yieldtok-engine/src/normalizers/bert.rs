@@ -33,7 +33,15 @@ pub fn is_bert_whitespace(c: char) -> bool {
 
 /// BERT's control chars: categories Cc, Cf, Co except `\t`, `\n`, `\r`.
 pub fn is_bert_control(c: char) -> bool {
-    !matches!(c, '\t' | '\n' | '\r') && c.is_other()
+    if c.is_ascii() {
+        return (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\x7f';
+    }
+    c.is_other()
+}
+
+/// Nonspacing marks (Mn), with an ASCII shortcut.
+fn is_mn(c: char) -> bool {
+    !c.is_ascii() && c.is_mark_nonspacing()
 }
 
 /// The CJK ideograph blocks BERT puts spaces around.
@@ -53,8 +61,85 @@ impl BertNormalizer {
     }
 }
 
+impl BertNormalizer {
+    /// All steps in one pass over the chars. Each step is char-local (every output char aligns
+    /// with the char it came from), except NFD's canonical reordering, which moves marks while
+    /// `tokenizers`' transform assigns alignments by position: so when the decomposed stream
+    /// has a run of non-starters out of order, this gives up (`false`, `n` untouched) and the
+    /// steps run one by one.
+    fn fused(&self, n: &mut Normalized) -> bool {
+        let src = n.get();
+        let mut text = String::with_capacity(src.len());
+        let mut aligns = Vec::with_capacity(n.alignments.len());
+        let strip = self.strip_accents();
+        let mut last_ccc = 0u8;
+        let mut reordered = false;
+        let mut emit = |x: char, a: (u32, u32), text: &mut String, aligns: &mut Vec<(u32, u32)>| {
+            let mut push = |y: char| {
+                if self.lowercase {
+                    for l in y.to_lowercase() {
+                        text.push(l);
+                        aligns.extend(std::iter::repeat_n(a, l.len_utf8()));
+                    }
+                } else {
+                    text.push(y);
+                    aligns.extend(std::iter::repeat_n(a, y.len_utf8()));
+                }
+            };
+            if !strip {
+                push(x);
+            } else if x.is_ascii() {
+                last_ccc = 0;
+                push(x);
+            } else {
+                unicode_normalization_alignments::char::decompose_canonical(x, |d| {
+                    let ccc = unicode_normalization_alignments::char::canonical_combining_class(d);
+                    if ccc != 0 && last_ccc > ccc {
+                        reordered = true;
+                    }
+                    last_ccc = ccc;
+                    if !is_mn(d) {
+                        push(d);
+                    }
+                });
+            }
+        };
+        for (i, c) in src.char_indices() {
+            let a = n.alignments[i];
+            let c = if self.clean_text {
+                if c == '\0' || c == '\u{fffd}' || is_bert_control(c) {
+                    continue;
+                }
+                if is_bert_whitespace(c) {
+                    ' '
+                } else {
+                    c
+                }
+            } else {
+                c
+            };
+            if self.handle_chinese_chars && is_chinese_char(c) {
+                emit(' ', a, &mut text, &mut aligns);
+                emit(c, a, &mut text, &mut aligns);
+                emit(' ', a, &mut text, &mut aligns);
+            } else {
+                emit(c, a, &mut text, &mut aligns);
+            }
+        }
+        if reordered {
+            return false;
+        }
+        n.normalized = text;
+        n.alignments = aligns;
+        true
+    }
+}
+
 impl Normalize for BertNormalizer {
     fn normalize(&self, n: &mut Normalized) -> Result<(), EncodeError> {
+        if self.fused(n) {
+            return Ok(());
+        }
         if self.clean_text {
             n.filter(|c| !(c == '\0' || c == '\u{fffd}' || is_bert_control(c)));
             n.map(|c| if is_bert_whitespace(c) { ' ' } else { c });
@@ -72,7 +157,7 @@ impl Normalize for BertNormalizer {
         }
         if self.strip_accents() {
             UnicodeNormalizer(UnicodeForm::Nfd).normalize(n)?;
-            n.filter(|c| !c.is_mark_nonspacing());
+            n.filter(|c| !is_mn(c));
         }
         if self.lowercase {
             n.lowercase();

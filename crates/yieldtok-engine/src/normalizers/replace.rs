@@ -62,6 +62,9 @@ fn regex(pattern: &str) -> Result<fancy_regex::Regex, LoadError> {
 
 impl Normalize for Replace {
     fn normalize(&self, n: &mut Normalized) -> Result<(), EncodeError> {
+        if self.is_identity_on(n.get()) {
+            return Ok(());
+        }
         let matches = match &self.pattern {
             Pattern::Literal(f) => {
                 if f.find(n.get().as_bytes()).is_none() {
@@ -75,10 +78,18 @@ impl Normalize for Replace {
         Ok(())
     }
 
+    /// No match, or every match is one char that the content repeats (`\p{Zs}` → `" "` on
+    /// plain spaces): such a replacement keeps the text and each char's own alignment.
     fn is_identity_on(&self, text: &str) -> bool {
+        let keeps = |m: &str| m == self.content && m.chars().nth(1).is_none();
         match &self.pattern {
-            Pattern::Literal(f) => f.find(text.as_bytes()).is_none(),
-            Pattern::Regex(re) => text.is_empty() || matches!(re.find(text), Ok(None)),
+            Pattern::Literal(f) => {
+                keeps(std::str::from_utf8(f.needle()).unwrap_or("")) || f.find(text.as_bytes()).is_none()
+            }
+            Pattern::Regex(re) => {
+                text.is_empty()
+                    || re.find_iter(text).all(|m| m.is_ok_and(|m| !m.as_str().is_empty() && keeps(m.as_str())))
+            }
         }
     }
 }

@@ -96,6 +96,84 @@ impl Metaspace {
     }
 }
 
+/// How the bytes of one fast-path pre-token map back to its part: a leading replacement
+/// (`lead_len` bytes, from `lead_src` — the space it replaced, a replacement char of the
+/// text, or for the prepended one the part's first char), then bytes copied from `rest_src` on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetaMap {
+    pub lead_len: u32,
+    pub lead_src: (u32, u32),
+    pub rest_src: u32,
+}
+
+impl MetaMap {
+    /// The part's byte range of the pre-token's bytes `start..end` (non-empty) — what the
+    /// general path's alignments give (first byte's start, last byte's end).
+    #[inline]
+    pub fn map(&self, start: u32, end: u32) -> (u32, u32) {
+        let a = if start < self.lead_len { self.lead_src.0 } else { self.rest_src + start - self.lead_len };
+        let b = if end <= self.lead_len { self.lead_src.1 } else { self.rest_src + end - self.lead_len };
+        (a, b)
+    }
+}
+
+impl Metaspace {
+    /// The fast path of [`transform`](Self::transform) for `split: true` on an unnormalized
+    /// part (identity alignments): calls `f` with each pre-token's text (built in `buf`) and
+    /// its [`MetaMap`]. Returns `false` (calling nothing) when `split` is off.
+    pub fn pre_tokens<E>(
+        &self,
+        part: &str,
+        at_text_start: bool,
+        continuation: bool,
+        buf: &mut String,
+        mut f: impl FnMut(&str, &MetaMap) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        if !self.split {
+            return Ok(false);
+        }
+        if part.is_empty() {
+            return Ok(true);
+        }
+        let r = self.replacement;
+        let rlen = r.len_utf8() as u32;
+        let is_lead = |c: char| c == ' ' || c == r;
+        let first = part.chars().next().expect("non-empty");
+        let prepend = !continuation
+            && !is_lead(first)
+            && match self.prepend_scheme {
+                PrependScheme::Always => true,
+                PrependScheme::First => at_text_start,
+                PrependScheme::Never => false,
+            };
+        // The pre-token before the first lead char: prepended, or a bare run.
+        let mut leads = part.char_indices().filter(|&(_, c)| is_lead(c)).peekable();
+        let first_end = leads.peek().map_or(part.len(), |&(p, _)| p);
+        if first_end > 0 {
+            buf.clear();
+            let map = if prepend {
+                buf.push(r);
+                MetaMap { lead_len: rlen, lead_src: (0, first.len_utf8() as u32), rest_src: 0 }
+            } else {
+                MetaMap { lead_len: 0, lead_src: (0, 0), rest_src: 0 }
+            };
+            buf.push_str(&part[..first_end]);
+            f(buf, &map)?;
+        }
+        while let Some((p, c)) = leads.next() {
+            let src_len = c.len_utf8();
+            let end = leads.peek().map_or(part.len(), |&(q, _)| q);
+            buf.clear();
+            buf.push(r);
+            buf.push_str(&part[p + src_len..end]);
+            let map =
+                MetaMap { lead_len: rlen, lead_src: (p as u32, (p + src_len) as u32), rest_src: (p + src_len) as u32 };
+            f(buf, &map)?;
+        }
+        Ok(true)
+    }
+}
+
 impl PreTokenize for Metaspace {
     fn pre_tokenize(&self, splits: &mut Splits) -> Result<(), EncodeError> {
         split_each(splits, |_, n| {
