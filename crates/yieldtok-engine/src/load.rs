@@ -72,11 +72,10 @@ pub fn load(json: &str) -> Result<Pipeline, LoadError> {
     match kind.kind.as_deref() {
         Some("BPE") => {}
         Some("WordPiece" | "Unigram") => {
-            let v: Value = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
             let model = if kind.kind.as_deref() == Some("WordPiece") {
-                Model::WordPiece(WordPiece::from_json(&v)?)
+                Model::WordPiece(WordPiece::from_json_str(file.model.get())?)
             } else {
-                Model::Unigram(Unigram::from_json(&v)?)
+                Model::Unigram(Unigram::from_json_str(file.model.get())?)
             };
             let size = match &model {
                 Model::WordPiece(m) => m.vocab_size(),

@@ -41,49 +41,49 @@ struct Trie {
 }
 
 impl Trie {
-    fn build(keys: impl Iterator<Item = (Vec<u8>, u32)>) -> Trie {
-        // A pointer trie first (BTreeMap children: sorted), then flattened.
-        #[derive(Default)]
-        struct Node {
-            value: Option<u32>,
-            children: std::collections::BTreeMap<u8, usize>,
-        }
-        let mut nodes = vec![Node::default()];
-        for (key, id) in keys {
-            if key.is_empty() {
-                continue; // `tokenizers`' trie never yields the empty prefix
-            }
-            let mut n = 0;
-            for &b in &key {
-                n = match nodes[n].children.get(&b) {
-                    Some(&c) => c,
-                    None => {
-                        nodes.push(Node::default());
-                        let c = nodes.len() - 1;
-                        nodes[n].children.insert(b, c);
-                        c
-                    }
-                };
-            }
-            nodes[n].value = Some(id);
-        }
+    /// Build from distinct non-empty keys: sorted, then each node's children laid out
+    /// together (depth first), in one pass over the sorted keys.
+    fn build(mut keys: Vec<(&[u8], u32)>) -> Trie {
+        keys.retain(|(k, _)| !k.is_empty()); // `tokenizers`' trie never yields the empty prefix
+        keys.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut t = Trie {
             root: Box::new([NONE; 256]),
-            value: nodes.iter().map(|n| n.value.unwrap_or(NONE)).collect(),
-            children: Vec::with_capacity(nodes.len()),
-            labels: Vec::new(),
-            targets: Vec::new(),
+            value: vec![NONE],
+            children: vec![(0, 0)],
+            labels: Vec::with_capacity(keys.len()),
+            targets: Vec::with_capacity(keys.len()),
         };
-        for n in &nodes {
-            let start = t.labels.len() as u32;
-            for (&b, &c) in &n.children {
-                t.labels.push(b);
-                t.targets.push(c as u32);
+        // (node, keys[lo..hi] below it, its depth): the keys share the node's path.
+        let mut stack = vec![(0u32, 0usize, keys.len(), 0usize)];
+        let mut groups = Vec::new();
+        while let Some((node, lo, hi, depth)) = stack.pop() {
+            let mut i = lo;
+            if i < hi && keys[i].0.len() == depth {
+                t.value[node as usize] = keys[i].1;
+                i += 1;
             }
-            t.children.push((start, t.labels.len() as u32));
+            let first = t.labels.len() as u32;
+            groups.clear();
+            while i < hi {
+                let b = keys[i].0[depth];
+                let mut j = i + 1;
+                while j < hi && keys[j].0[depth] == b {
+                    j += 1;
+                }
+                let child = t.value.len() as u32;
+                t.value.push(NONE);
+                t.children.push((0, 0));
+                t.labels.push(b);
+                t.targets.push(child);
+                groups.push((child, i, j));
+                i = j;
+            }
+            t.children[node as usize] = (first, t.labels.len() as u32);
+            stack.extend(groups.iter().rev().map(|&(c, a, b)| (c, a, b, depth + 1)));
         }
-        for (&b, &c) in &nodes[0].children {
-            t.root[b as usize] = c as u32;
+        let (s, e) = t.children[0];
+        for k in s..e {
+            t.root[t.labels[k as usize] as usize] = t.targets[k as usize];
         }
         t
     }
@@ -136,6 +136,12 @@ impl Unigram {
         Self::new(&j)
     }
 
+    /// Build from the text of the `model` value (one parse, no intermediate JSON tree).
+    pub fn from_json_str(s: &str) -> Result<Self, LoadError> {
+        let j: UnigramJson = serde_json::from_str(s).map_err(LoadError::Malformed)?;
+        Self::new(&j)
+    }
+
     pub fn new(j: &UnigramJson) -> Result<Self, LoadError> {
         let n = j.vocab.len();
         if n >= crate::load::MAX_ID as usize {
@@ -157,7 +163,7 @@ impl Unigram {
                 min_score = *score;
             }
         }
-        let trie = Trie::build(ids.iter().map(|(k, &id)| (k.as_bytes().to_vec(), id)));
+        let trie = Trie::build(ids.iter().map(|(k, &id)| (k.as_bytes(), id)).collect());
         let byte_ids = if j.byte_fallback {
             let mut t = Box::new([NONE; 256]);
             for (b, slot) in t.iter_mut().enumerate() {

@@ -10,13 +10,14 @@ use std::collections::HashMap;
 use super::Token;
 use crate::error::{EncodeError, LoadError};
 
-type Map = HashMap<Box<str>, u32, foldhash::fast::FixedState>;
+/// Token → id (a duplicated key in the JSON: the last one, as `tokenizers`' map keeps it).
+pub type Map = HashMap<Box<str>, u32, foldhash::fast::FixedState>;
 
 /// The `model` of a WordPiece `tokenizer.json`.
 #[derive(Debug, serde::Deserialize)]
 pub struct WordPieceJson {
     #[serde(default)]
-    pub vocab: HashMap<String, u32>,
+    pub vocab: Map,
     pub unk_token: String,
     #[serde(default = "default_prefix")]
     pub continuing_subword_prefix: String,
@@ -48,27 +49,30 @@ pub struct WordPiece {
 impl WordPiece {
     /// Build from the `model` value of a `tokenizer.json` (`"type": "WordPiece"`).
     pub fn from_json(v: &serde_json::Value) -> Result<Self, LoadError> {
-        let j = WordPieceJson::deserialize_from(v)?;
-        Self::new(&j)
+        Self::new(serde::Deserialize::deserialize(v).map_err(LoadError::Malformed)?)
     }
 
-    pub fn new(j: &WordPieceJson) -> Result<Self, LoadError> {
-        let mut first = Map::with_capacity_and_hasher(j.vocab.len(), Default::default());
+    /// Build from the text of the `model` value (one parse, no intermediate JSON tree).
+    pub fn from_json_str(s: &str) -> Result<Self, LoadError> {
+        Self::new(serde_json::from_str(s).map_err(LoadError::Malformed)?)
+    }
+
+    pub fn new(j: WordPieceJson) -> Result<Self, LoadError> {
         let mut cont = Map::default();
         for (token, &id) in &j.vocab {
             if id >= crate::load::MAX_ID {
                 return Err(LoadError::Limit(format!("WordPiece token id {id}")));
             }
-            first.insert(token.as_str().into(), id);
             if let Some(rest) = token.strip_prefix(j.continuing_subword_prefix.as_str()) {
                 cont.insert(rest.into(), id);
             }
         }
+        let first = j.vocab;
         Ok(WordPiece {
             first_max: first.keys().map(|k| k.len()).max().unwrap_or(0),
             cont_max: cont.keys().map(|k| k.len()).max().unwrap_or(0),
-            unk: j.vocab.get(&j.unk_token).copied(),
-            unk_token: j.unk_token.clone(),
+            unk: first.get(j.unk_token.as_str()).copied(),
+            unk_token: j.unk_token,
             first,
             cont,
             max_chars: j.max_input_chars_per_word,
@@ -126,11 +130,5 @@ impl WordPiece {
             start = end;
         }
         Ok(())
-    }
-}
-
-impl WordPieceJson {
-    fn deserialize_from(v: &serde_json::Value) -> Result<Self, LoadError> {
-        <Self as serde::Deserialize>::deserialize(v).map_err(LoadError::Malformed)
     }
 }

@@ -44,6 +44,41 @@ fn is_mn(c: char) -> bool {
     !c.is_ascii() && c.is_mark_nonspacing()
 }
 
+/// A memo of the Unicode category lookups of non-ASCII chars (each a binary search over
+/// `unicode_categories`' lists of chars), direct-mapped over 256 entries, for one pass.
+pub(crate) struct Categories {
+    keys: [u32; 256],
+    flags: [u8; 256],
+}
+
+impl Categories {
+    /// Cc / Cf / Co (`is_other`).
+    pub const CONTROL: u8 = 1;
+    /// Mn.
+    pub const MN: u8 = 2;
+    /// P* (`is_punctuation`).
+    pub const PUNCT: u8 = 4;
+
+    pub fn new() -> Self {
+        Categories { keys: [u32::MAX; 256], flags: [0; 256] }
+    }
+
+    #[inline]
+    pub fn get(&mut self, c: char) -> u8 {
+        let u = c as u32;
+        let i = ((u ^ (u >> 8)) & 255) as usize;
+        if self.keys[i] == u {
+            return self.flags[i];
+        }
+        let f = if c.is_other() { Self::CONTROL } else { 0 }
+            | if c.is_mark_nonspacing() { Self::MN } else { 0 }
+            | if c.is_punctuation() { Self::PUNCT } else { 0 };
+        self.keys[i] = u;
+        self.flags[i] = f;
+        f
+    }
+}
+
 /// The CJK ideograph blocks BERT puts spaces around.
 pub fn is_chinese_char(c: char) -> bool {
     matches!(c as u32,
@@ -74,40 +109,43 @@ impl BertNormalizer {
         let strip = self.strip_accents();
         let mut last_ccc = 0u8;
         let mut reordered = false;
-        let mut emit = |x: char, a: (u32, u32), text: &mut String, aligns: &mut Vec<(u32, u32)>| {
-            let mut push = |y: char| {
-                if self.lowercase {
-                    for l in y.to_lowercase() {
-                        text.push(l);
-                        aligns.extend(std::iter::repeat_n(a, l.len_utf8()));
+        let mut cats = Categories::new();
+        let mut emit =
+            |x: char, a: (u32, u32), cats: &mut Categories, text: &mut String, aligns: &mut Vec<(u32, u32)>| {
+                let mut push = |y: char| {
+                    if self.lowercase {
+                        for l in y.to_lowercase() {
+                            text.push(l);
+                            aligns.extend(std::iter::repeat_n(a, l.len_utf8()));
+                        }
+                    } else {
+                        text.push(y);
+                        aligns.extend(std::iter::repeat_n(a, y.len_utf8()));
                     }
+                };
+                if !strip {
+                    push(x);
+                } else if x.is_ascii() {
+                    last_ccc = 0;
+                    push(x);
                 } else {
-                    text.push(y);
-                    aligns.extend(std::iter::repeat_n(a, y.len_utf8()));
+                    unicode_normalization_alignments::char::decompose_canonical(x, |d| {
+                        let ccc = unicode_normalization_alignments::char::canonical_combining_class(d);
+                        if ccc != 0 && last_ccc > ccc {
+                            reordered = true;
+                        }
+                        last_ccc = ccc;
+                        if d.is_ascii() || cats.get(d) & Categories::MN == 0 {
+                            push(d);
+                        }
+                    });
                 }
             };
-            if !strip {
-                push(x);
-            } else if x.is_ascii() {
-                last_ccc = 0;
-                push(x);
-            } else {
-                unicode_normalization_alignments::char::decompose_canonical(x, |d| {
-                    let ccc = unicode_normalization_alignments::char::canonical_combining_class(d);
-                    if ccc != 0 && last_ccc > ccc {
-                        reordered = true;
-                    }
-                    last_ccc = ccc;
-                    if !is_mn(d) {
-                        push(d);
-                    }
-                });
-            }
-        };
         for (i, c) in src.char_indices() {
             let a = n.alignments[i];
             let c = if self.clean_text {
-                if c == '\0' || c == '\u{fffd}' || is_bert_control(c) {
+                let control = if c.is_ascii() { is_bert_control(c) } else { cats.get(c) & Categories::CONTROL != 0 };
+                if c == '\0' || c == '\u{fffd}' || control {
                     continue;
                 }
                 if is_bert_whitespace(c) {
@@ -119,11 +157,11 @@ impl BertNormalizer {
                 c
             };
             if self.handle_chinese_chars && is_chinese_char(c) {
-                emit(' ', a, &mut text, &mut aligns);
-                emit(c, a, &mut text, &mut aligns);
-                emit(' ', a, &mut text, &mut aligns);
+                emit(' ', a, &mut cats, &mut text, &mut aligns);
+                emit(c, a, &mut cats, &mut text, &mut aligns);
+                emit(' ', a, &mut cats, &mut text, &mut aligns);
             } else {
-                emit(c, a, &mut text, &mut aligns);
+                emit(c, a, &mut cats, &mut text, &mut aligns);
             }
         }
         if reordered {

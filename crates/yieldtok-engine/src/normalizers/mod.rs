@@ -13,6 +13,7 @@ mod strip;
 mod unicode;
 
 pub use bert::BertNormalizer;
+pub(crate) use bert::Categories;
 pub use byte_level::ByteLevel;
 pub use lowercase::Lowercase;
 pub use precompiled::Precompiled;

@@ -15,12 +15,18 @@ impl BertPreTokenizer {
     /// run cut around each punctuation char.
     pub fn cut(&self, text: &str, base: u32, out: &mut Vec<(u32, u32)>) {
         let mut start = None::<usize>;
+        let mut cats = crate::normalizers::Categories::new();
         for (i, c) in text.char_indices() {
+            let punct = if c.is_ascii() {
+                c.is_ascii_punctuation()
+            } else {
+                cats.get(c) & crate::normalizers::Categories::PUNCT != 0
+            };
             if c.is_whitespace() {
                 if let Some(s) = start.take() {
                     out.push((base + s as u32, base + i as u32));
                 }
-            } else if is_punctuation(c) {
+            } else if punct {
                 if let Some(s) = start.take() {
                     out.push((base + s as u32, base + i as u32));
                 }
