@@ -368,6 +368,120 @@ pub mod deep {
     pub const DEEPSEEK: &[&str] = &["a", "1", "中", "・", " ", "\n", ".", "\u{200d}", "\u{301}", "é"];
 }
 
+/// ASCII atoms (and a few non-ASCII ones) for long texts that exercise the ASCII fast path:
+/// every ASCII class, contractions, white-space runs before words and newlines, digit runs.
+pub const ASCII_ATOMS: &[&str] = &[
+    "a",
+    "b",
+    "s",
+    "t",
+    "e",
+    "l",
+    "r",
+    "v",
+    "m",
+    "d",
+    "x",
+    "A",
+    "S",
+    "T",
+    "L",
+    "R",
+    "E",
+    "V",
+    "D",
+    "hello",
+    "World",
+    "0",
+    "1",
+    "42",
+    "1234",
+    "1234567",
+    " ",
+    "  ",
+    "   ",
+    "        ",
+    "\t",
+    "\u{b}",
+    "\u{c}",
+    "\n",
+    "\r",
+    "\r\n",
+    "\n\n",
+    " \n",
+    "\n ",
+    "  \n\n  ",
+    "'",
+    "''",
+    "'s",
+    "'S",
+    "'t",
+    "'re",
+    "'RE",
+    "'ve",
+    "'m",
+    "'ll",
+    "'LL",
+    "'d",
+    "'x",
+    "'r",
+    "'l",
+    "don't",
+    "we'll",
+    ".",
+    ",",
+    "!",
+    "/",
+    "//",
+    "-",
+    "_",
+    "\"",
+    "(",
+    ")",
+    "{",
+    "}",
+    "$",
+    "+",
+    "<",
+    "=",
+    "\\",
+    "@",
+    "#",
+    "\u{0}",
+    "\u{1f}",
+    "\u{7f}",
+    "é",
+    "\u{a0}",
+    "中",
+    "\u{301}",
+    "ſ",
+    "1\u{fe0f}",
+];
+
+/// A proptest strategy: strings of up to `max` atoms of [`ASCII_ATOMS`].
+pub fn ascii_text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    proptest::collection::vec(proptest::sample::select(ASCII_ATOMS), 0..max).prop_map(|v| v.concat())
+}
+
+/// The fast path's block edges: every string of up to 4 atoms of a small alphabet, placed so
+/// that it covers each position around the end of the first 64-byte block, between ASCII
+/// prose; `check` gets each text.
+pub fn block_edges(mut check: impl FnMut(&str)) {
+    const EDGE: &[&str] = &["a", "S", "'", " ", "\t", "\n", "\r", ".", "1", "é"];
+    let filler = "The quick brown fox, it's 12 o'clock; we'll see.\n  Jumps over  the lazy dog!\t\n";
+    let mut text = String::new();
+    enumerate(EDGE, 4, |s| {
+        for at in 52..=66 {
+            text.clear();
+            text.push_str(&filler[..at]);
+            text.push_str(s);
+            text.push_str(filler);
+            check(&text);
+        }
+    });
+}
+
 /// Every string of 1..=`max_len` atoms of `alphabet`, to `f`.
 pub fn enumerate(alphabet: &[&str], max_len: usize, mut f: impl FnMut(&str)) {
     let mut idx: Vec<usize> = Vec::new();

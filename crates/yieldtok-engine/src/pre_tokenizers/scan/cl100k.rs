@@ -11,7 +11,7 @@
 
 use super::classes::{class_at, is, L, NEWLINE, NOT_WS_L_N, NUMBER, SPACE};
 use super::runs::{contraction, newlines, numbers, run, run_swar, whitespace, LETTERS};
-use super::Scanner;
+use super::{ascii_blocks, Scanner};
 
 /// The Qwen2 / Qwen3 pattern (`\p{N}`: one number per pre-token).
 pub const QWEN2_PATTERN: &str =
@@ -23,9 +23,17 @@ pub const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}
 /// The scanner of [`QWEN2_PATTERN`] (`MAX_DIGITS = 1`) or [`CL100K_PATTERN`] (`MAX_DIGITS = 3`).
 pub struct Cl100k<const MAX_DIGITS: usize>;
 
+impl<const MAX_DIGITS: usize> Cl100k<MAX_DIGITS> {
+    /// The scanner without its ASCII fast path (the same pre-tokens; for tests and benches).
+    #[doc(hidden)]
+    pub fn scan_scalar(&self, text: &str, ends: &mut Vec<u32>) {
+        scan::<MAX_DIGITS, false>(text.as_bytes(), ends)
+    }
+}
+
 impl<const MAX_DIGITS: usize> Scanner for Cl100k<MAX_DIGITS> {
     fn scan(&self, text: &str, ends: &mut Vec<u32>) {
-        scan::<MAX_DIGITS>(text.as_bytes(), ends)
+        scan::<MAX_DIGITS, true>(text.as_bytes(), ends)
     }
 
     fn name(&self) -> &'static str {
@@ -37,11 +45,27 @@ impl<const MAX_DIGITS: usize> Scanner for Cl100k<MAX_DIGITS> {
     }
 }
 
-fn scan<const MAX_DIGITS: usize>(b: &[u8], ends: &mut Vec<u32>) {
+/// When the fast path advances less than this (non-ASCII text, a long run), the next
+/// `SCALAR_STRETCH` bytes are scanned char by char before it is tried again.
+const MIN_ADVANCE: usize = 32;
+const SCALAR_STRETCH: usize = 64;
+
+fn scan<const MAX_DIGITS: usize, const FAST: bool>(b: &[u8], ends: &mut Vec<u32>) {
     let n = b.len();
     ends.reserve(n / 4);
     let mut i = 0;
+    let mut scalar_until = 0;
     while i < n {
+        if FAST && ascii_blocks::AVAILABLE && i >= scalar_until && i + 64 <= n {
+            let advance = ascii_blocks::cl100k_block::<MAX_DIGITS>(b, i, ends);
+            i += advance;
+            if advance < MIN_ADVANCE {
+                scalar_until = i + SCALAR_STRETCH;
+            }
+            if advance != 0 {
+                continue;
+            }
+        }
         let (c, l) = class_at(b, i);
         let end = if is(L, c) {
             // `[^\r\n\p{L}\p{N}]?\p{L}+` without the prefix.

@@ -14,6 +14,7 @@
 //! corpora, large inputs, a proptest over a troublemaker alphabet and every short string over
 //! small alphabets; `tests/scan_tables.rs` checks the class of every code point.
 
+mod ascii_blocks;
 mod cl100k;
 pub mod classes;
 mod deepseek;

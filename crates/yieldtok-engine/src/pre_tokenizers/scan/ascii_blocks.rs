@@ -1,0 +1,285 @@
+//! The ASCII fast path of the cl100k-style scanners (Llama 3, Qwen2/3): 64 bytes at a time, each
+//! byte class as a bit mask, the pre-token starts of the whole block computed with bit
+//! operations (no branch per pre-token). It starts at a known pre-token start `i` and returns
+//! how far the starts it found are certain; the scalar scanner (`cl100k.rs`) does the rest, and
+//! both give the same pre-tokens (the scanner tests run both; `tests/scan_*.rs`).
+//!
+//! Classes: L letters, D digits, SP `' '`, WT `\t \v \f`, NL `\r \n`, Q `'`, P the other ASCII
+//! chars (punctuation, symbols, controls). The pattern's matches, seen from their starts, obey
+//! these rules (position j, the previous char at j-1; "start" = a pre-token starts there):
+//!
+//! * P or Q starts iff the previous char is L, D, NL or WT (after SP it joins ` ?[^\s…]+`,
+//!   after P or Q it continues the run; an NL run after P is that pre-token's `[\r\n]*` tail).
+//! * L starts iff the previous char is D or NL, or P/Q that does not start (a P/Q that starts
+//!   is the `[^\r\n\p{L}\p{N}]?` prefix of the letters, and SP/WT always are: the last char of
+//!   a white-space run before a non-space starts a pre-token), or a contraction ends at j.
+//! * A contraction `'s 't 'm 'd 're 've 'll` (either case) is matched at a Q that starts, and
+//!   the next pre-token starts right after it.
+//! * D starts iff the previous char is not D, or (`\p{N}{1,3}`) at every third digit of a run.
+//! * NL starts iff the previous char is L or D.
+//! * SP/WT starts iff the previous char is not white space; or it is an NL of a P pre-token's
+//!   tail, or the last NL of the white-space run (`\s*[\r\n]+` ends there); or the char is
+//!   the last of its white-space run and a non-space follows (`\s+(?!\S)` leaves it).
+//!
+//! What the rules need beyond the block is not known: the starts are taken as certain up to
+//! three bytes before the block's end or its first non-ASCII byte (a margin: contractions look
+//! two ahead, the last rule one), and not inside a white-space run that reaches either.
+
+/// The class masks of 64 bytes: bit k for the byte at `i + k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Masks {
+    pub l: u64,
+    pub d: u64,
+    pub sp: u64,
+    pub wt: u64,
+    pub nl: u64,
+    pub q: u64,
+    /// ASCII bytes of no other class.
+    pub p: u64,
+    /// Bytes from 0x80.
+    pub non_ascii: u64,
+    /// The contraction letters: `[stmdSTMD]`, `[rvRV]`, `[eE]`, `[lL]`.
+    pub c1: u64,
+    pub rv: u64,
+    pub e: u64,
+    pub ll: u64,
+}
+
+/// Positions of `runs` at or after the first bit of `n` in the same run (`n` within `runs`).
+#[inline(always)]
+fn smear(n: u64, runs: u64) -> u64 {
+    runs & ((runs ^ runs.wrapping_add(n)) | n)
+}
+
+/// The pre-token starts of the cl100k-style pattern in the block at `i` (bit 0: `i`, a known
+/// start) and how many bytes of them are certain: every start at a position up to the
+/// returned `limit` is right (and `limit` is a start or 0).
+#[inline(always)]
+pub(super) fn cl100k_starts<const MAX_DIGITS: usize>(m: &Masks) -> (u64, u32) {
+    let prev = |x: u64| x << 1;
+    let ws = m.sp | m.wt | m.nl;
+    let w2 = m.sp | m.wt;
+    let pq = m.p | m.q;
+    let start_pq = pq & (prev(m.l | m.d | m.nl | m.wt) | 1);
+    let start_l = m.l & !prev(m.l | w2 | start_pq);
+    let contraction_end = if m.q != 0 {
+        let qs = m.q & start_pq;
+        let one = qs & (m.c1 >> 1);
+        let two = qs & ((m.rv >> 1) & (m.e >> 2) | (m.ll >> 1) & (m.ll >> 2));
+        one << 2 | two << 3
+    } else {
+        0
+    };
+    let start_d = if MAX_DIGITS == 1 { m.d } else { m.d & !prev(m.d) | digit_chunks(m.d) };
+    let start_nl = m.nl & prev(m.l | m.d);
+    let tail = smear(m.nl & !prev(m.nl) & prev(pq), m.nl);
+    let after_last_nl = ws & !smear(m.nl.reverse_bits(), ws.reverse_bits()).reverse_bits();
+    let start_w2 = w2 & (!prev(ws) | prev(m.nl) & (prev(tail) | after_last_nl) | prev(w2) & (!ws >> 1));
+    let starts = start_pq | start_l | contraction_end | start_d | start_nl | start_w2 | 1;
+
+    // Certain up to three bytes before the end of the ASCII prefix, and not inside a
+    // white-space run that reaches it.
+    let end = m.non_ascii.trailing_zeros(); // 64 if none
+    let known = if end == 64 { u64::MAX } else { (1u64 << end) - 1 };
+    let mut limit = end.saturating_sub(3);
+    let open_ws = ws & known;
+    if end > 0 && open_ws >> (end - 1) & 1 != 0 {
+        // The white-space run that ends at the end: its first position.
+        let run_start = end.saturating_sub((!open_ws << (64 - end)).leading_zeros());
+        limit = limit.min(run_start);
+    }
+    // The highest start at or below limit.
+    let certain = starts & (u64::MAX >> (63 - limit));
+    (starts, 63 - certain.leading_zeros())
+}
+
+/// The starts inside digit runs longer than three (`\p{N}{1,3}`): every third digit from the
+/// run's start (bit 0 starts a run: the block starts at a pre-token start).
+#[inline(always)]
+fn digit_chunks(d: u64) -> u64 {
+    let long = d & d << 1 & d << 2 & d << 3;
+    if long == 0 {
+        return 0;
+    }
+    let mut out = 0;
+    let mut runs = d & !(d << 1);
+    while runs != 0 {
+        let r = runs.trailing_zeros();
+        runs &= runs - 1;
+        let len = (!(d >> r)).trailing_zeros();
+        let mut k = r + 3;
+        while k < r + len {
+            out |= 1 << k;
+            k += 3;
+        }
+    }
+    out
+}
+
+/// Whether `b[i..i + 32]` is ASCII (a cheap test before classifying a block).
+#[inline(always)]
+fn ascii_32(b: &[u8], i: usize) -> bool {
+    let w = |k: usize| u64::from_le_bytes(b[i + 8 * k..i + 8 * k + 8].try_into().unwrap());
+    (w(0) | w(1) | w(2) | w(3)) & 0x8080_8080_8080_8080 == 0
+}
+
+/// Scan the block at `i` (`i + 64 <= b.len()`, `i` a pre-token start): push the ends of the
+/// pre-tokens that end at a certain start after `i` and return how far that is (0: none, or
+/// not tried: the first 32 bytes are not all ASCII).
+#[inline(always)]
+pub(super) fn cl100k_block<const MAX_DIGITS: usize>(b: &[u8], i: usize, ends: &mut Vec<u32>) -> usize {
+    if !ascii_32(b, i) {
+        return 0;
+    }
+    let m = classify(b, i);
+    let (starts, limit) = cl100k_starts::<MAX_DIGITS>(&m);
+    if limit == 0 {
+        return 0;
+    }
+    let mut s = starts & (u64::MAX >> (63 - limit)) & !1;
+    while s != 0 {
+        ends.push((i + s.trailing_zeros() as usize) as u32);
+        s &= s - 1;
+    }
+    limit as usize
+}
+
+/// Whether this target has the fast path (SSE2, part of every x86_64).
+pub(super) const AVAILABLE: bool = cfg!(target_arch = "x86_64");
+
+/// The class masks of `b[i..i + 64]`, 16 bytes at a time with SSE2. The contraction letters
+/// are classified only when the block has an apostrophe (else they are 0: unused).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) fn classify(b: &[u8], i: usize) -> Masks {
+    use core::arch::x86_64::*;
+    let block: &[u8; 64] = b[i..i + 64].try_into().unwrap();
+    let mut m = Masks::default();
+    // SAFETY: SSE2 is part of the x86_64 baseline; every load reads 16 bytes inside `block`.
+    unsafe {
+        let load = |k: usize| _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
+        let set = |c: u8| _mm_set1_epi8(c as i8);
+        let bits = |v: __m128i, k: usize| (_mm_movemask_epi8(v) as u32 as u64) << (16 * k);
+        // Signed compares: bytes from 0x80 are negative, in no range.
+        let within =
+            |v: __m128i, lo: u8, hi: u8| _mm_and_si128(_mm_cmpgt_epi8(v, set(lo - 1)), _mm_cmplt_epi8(v, set(hi + 1)));
+        for k in 0..4 {
+            let x = load(k);
+            let folded = _mm_or_si128(x, set(0x20));
+            m.l |= bits(within(folded, b'a', b'z'), k);
+            m.d |= bits(within(x, b'0', b'9'), k);
+            m.sp |= bits(_mm_cmpeq_epi8(x, set(b' ')), k);
+            m.nl |= bits(_mm_or_si128(_mm_cmpeq_epi8(x, set(b'\n')), _mm_cmpeq_epi8(x, set(b'\r'))), k);
+            let wt = _mm_or_si128(_mm_cmpeq_epi8(x, set(0x09)), within(x, 0x0B, 0x0C));
+            m.wt |= bits(wt, k);
+            m.q |= bits(_mm_cmpeq_epi8(x, set(b'\'')), k);
+            m.non_ascii |= bits(x, k);
+        }
+        m.p = !(m.non_ascii | m.l | m.d | m.sp | m.nl | m.wt | m.q);
+        if m.q != 0 {
+            for k in 0..4 {
+                let folded = _mm_or_si128(load(k), set(0x20));
+                let eq = |c: u8| _mm_cmpeq_epi8(folded, set(c));
+                let or = |a: __m128i, b: __m128i| _mm_or_si128(a, b);
+                m.c1 |= bits(or(or(eq(b's'), eq(b't')), or(eq(b'm'), eq(b'd'))), k);
+                m.rv |= bits(or(eq(b'r'), eq(b'v')), k);
+                m.e |= bits(eq(b'e'), k);
+                m.ll |= bits(eq(b'l'), k);
+            }
+        }
+    }
+    m
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub(super) fn classify(_b: &[u8], _i: usize) -> Masks {
+    unreachable!("the ASCII fast path runs only where AVAILABLE")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+
+    /// The high bit of each byte of `x` (a SWAR mask) packed into the low 8 bits, byte k → bit k.
+    #[inline(always)]
+    fn pack(m: u64) -> u64 {
+        ((m & HIGH) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    }
+
+    /// SWAR: the high bit of each byte of `x` that is in `lo..=hi` (`hi < 0x80`; other bits garbage,
+    /// bytes from 0x80 included: callers mask them with the ASCII mask).
+    #[inline(always)]
+    fn within(x: u64, lo: u8, hi: u8) -> u64 {
+        let low = x & !HIGH;
+        (low + ONES * (128 - lo as u64)) & !(low + ONES * (127 - hi as u64))
+    }
+
+    /// The class masks of `b[i..i + 64]`, 8 bytes at a time in a `u64` (too slow to pay: the
+    /// reference the SIMD forms are tested against).
+    pub(super) fn classify_swar(b: &[u8], i: usize) -> Masks {
+        let mut m = Masks::default();
+        for w in 0..8 {
+            let x = u64::from_le_bytes(b[i + 8 * w..i + 8 * w + 8].try_into().unwrap());
+            let ascii = !x & HIGH;
+            let folded = x | (ONES * 0x20);
+            let eq = |c: u8| within(x, c, c) & ascii;
+            let feq = |c: u8| within(folded, c, c) & ascii;
+            let l = within(folded, b'a', b'z') & ascii;
+            let d = within(x, b'0', b'9') & ascii;
+            let sp = eq(b' ');
+            let nl = eq(b'\n') | eq(b'\r');
+            let wt = within(x, 0x09, 0x0C) & ascii & !nl;
+            let q = eq(b'\'');
+            let p = ascii & !(l | d | sp | nl | wt | q);
+            let shift = 8 * w as u32;
+            m.l |= pack(l) << shift;
+            m.d |= pack(d) << shift;
+            m.sp |= pack(sp) << shift;
+            m.wt |= pack(wt) << shift;
+            m.nl |= pack(nl) << shift;
+            m.q |= pack(q) << shift;
+            m.p |= pack(p) << shift;
+            m.non_ascii |= pack(!ascii & HIGH) << shift;
+            {
+                m.c1 |= pack(feq(b's') | feq(b't') | feq(b'm') | feq(b'd')) << shift;
+                m.rv |= pack(feq(b'r') | feq(b'v')) << shift;
+                m.e |= pack(feq(b'e')) << shift;
+                m.ll |= pack(feq(b'l')) << shift;
+            }
+        }
+        m
+    }
+
+    /// The SIMD classification equals the SWAR reference on every byte value at every position
+    /// (with apostrophes present, so that the contraction letters are compared too).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn simd_classes_are_the_reference() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..2000 {
+            let mut block = [0u8; 64];
+            for (k, byte) in block.iter_mut().enumerate() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *byte = if round < 256 { (round + k) as u8 } else { x as u8 };
+            }
+            block[(x >> 20) as usize % 64] = b'\'';
+            let simd = classify(&block, 0);
+            let mut reference = classify_swar(&block, 0);
+            assert_eq!(simd, reference, "{block:?}");
+            // Without an apostrophe the contraction letters are not classified.
+            block.iter_mut().filter(|b| **b == b'\'').for_each(|b| *b = b'x');
+            reference = classify_swar(&block, 0);
+            reference.c1 = 0;
+            reference.rv = 0;
+            reference.e = 0;
+            reference.ll = 0;
+            assert_eq!(classify(&block, 0), reference, "{block:?}");
+        }
+    }
+}
