@@ -5,6 +5,7 @@ pub mod bpe;
 pub mod bpe_long;
 pub mod pair_map;
 pub mod unigram;
+pub mod word_cache;
 pub mod wordpiece;
 
 use std::sync::atomic::AtomicBool;

@@ -111,6 +111,7 @@ pub struct Unigram {
     /// With `byte_fallback`: the `<0xXX>` token of each byte (`NONE` where the vocabulary
     /// lacks it; a piece falls back to bytes only when all of its bytes have one).
     byte_ids: Option<Box<[u32; 256]>>,
+    cache: super::word_cache::WordCache,
 }
 
 /// One Viterbi node: the best path ending at a position.
@@ -180,6 +181,7 @@ impl Unigram {
             unk_id: j.unk_id.map(|u| u as u32),
             unk_score: min_score - UNK_PENALTY,
             byte_ids,
+            cache: Default::default(),
         })
     }
 
@@ -202,11 +204,13 @@ impl Unigram {
         if word.is_empty() {
             return Ok(());
         }
-        SCRATCH.with(|s| {
-            let (best, pieces) = &mut *s.borrow_mut();
-            self.viterbi(word, best)?;
-            self.backtrack(word, best, pieces)?;
-            self.emit(word, pieces, out)
+        self.cache.tokenize(word, out, |out| {
+            SCRATCH.with(|s| {
+                let (best, pieces) = &mut *s.borrow_mut();
+                self.viterbi(word, best)?;
+                self.backtrack(word, best, pieces)?;
+                self.emit(word, pieces, out)
+            })
         })
     }
 

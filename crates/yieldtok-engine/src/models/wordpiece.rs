@@ -44,6 +44,7 @@ pub struct WordPiece {
     unk_token: String,
     unk: Option<u32>,
     max_chars: usize,
+    cache: super::word_cache::WordCache,
 }
 
 impl WordPiece {
@@ -76,6 +77,7 @@ impl WordPiece {
             first,
             cont,
             max_chars: j.max_input_chars_per_word,
+            cache: Default::default(),
         })
     }
 
@@ -99,6 +101,10 @@ impl WordPiece {
 
     /// Append the tokens of one pre-token (byte offsets within it) to `out`.
     pub fn tokenize(&self, word: &str, out: &mut Vec<Token>) -> Result<(), EncodeError> {
+        self.cache.tokenize(word, out, |out| self.tokenize_uncached(word, out))
+    }
+
+    fn tokenize_uncached(&self, word: &str, out: &mut Vec<Token>) -> Result<(), EncodeError> {
         if word.len() > self.max_chars && word.chars().count() > self.max_chars {
             return self.unk(word.len(), out);
         }

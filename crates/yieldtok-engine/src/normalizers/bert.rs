@@ -45,10 +45,10 @@ fn is_mn(c: char) -> bool {
 }
 
 /// A memo of the Unicode category lookups of non-ASCII chars (each a binary search over
-/// `unicode_categories`' lists of chars), direct-mapped over 256 entries, for one pass.
+/// `unicode_categories`' lists of chars), direct-mapped over 1024 entries, for one pass.
 pub(crate) struct Categories {
-    keys: [u32; 256],
-    flags: [u8; 256],
+    keys: [u32; 1024],
+    flags: [u8; 1024],
 }
 
 impl Categories {
@@ -60,13 +60,13 @@ impl Categories {
     pub const PUNCT: u8 = 4;
 
     pub fn new() -> Self {
-        Categories { keys: [u32::MAX; 256], flags: [0; 256] }
+        Categories { keys: [u32::MAX; 1024], flags: [0; 1024] }
     }
 
     #[inline]
     pub fn get(&mut self, c: char) -> u8 {
         let u = c as u32;
-        let i = ((u ^ (u >> 8)) & 255) as usize;
+        let i = ((u ^ (u >> 10)) & 1023) as usize;
         if self.keys[i] == u {
             return self.flags[i];
         }
