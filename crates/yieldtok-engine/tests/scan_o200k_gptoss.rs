@@ -5,3 +5,5 @@
 mod scan_common;
 
 scanner_tests!("gptoss", "o200k", scan_common::deep::O200K, 6);
+
+fast_path_tests!(O200k);

@@ -468,7 +468,7 @@ pub fn ascii_text(max: usize) -> impl proptest::strategy::Strategy<Value = Strin
 /// that it covers each position around the end of the first 64-byte block, between ASCII
 /// prose; `check` gets each text.
 pub fn block_edges(mut check: impl FnMut(&str)) {
-    const EDGE: &[&str] = &["a", "S", "'", " ", "\t", "\n", "\r", ".", "1", "é"];
+    const EDGE: &[&str] = &["a", "S", "'", " ", "\t", "\n", "\r", ".", "/", "1", "é"];
     let filler = "The quick brown fox, it's 12 o'clock; we'll see.\n  Jumps over  the lazy dog!\t\n";
     let mut text = String::new();
     enumerate(EDGE, 4, |s| {
@@ -618,6 +618,52 @@ macro_rules! scanner_tests {
         #[test]
         fn every_longer_string_of_the_deep_alphabet() {
             scan_common::enumerate($deep, $deep_len, |s| SUBJECT.check_regex(s));
+        }
+    };
+}
+
+/// The tests of a scanner's ASCII fast path (`$scanner`: a value with `scan` and
+/// `scan_scalar`): against the scalar scanner around block edges and on many long ASCII-heavy
+/// texts, and against both oracles on fewer. Used after [`scanner_tests`] (its `SUBJECT`).
+#[macro_export]
+macro_rules! fast_path_tests {
+    ($scanner:expr) => {
+        mod fast_path {
+            use super::scan_common;
+            use proptest::prelude::*;
+            #[allow(unused_imports)]
+            use yieldtok_engine::pre_tokenizers::scan::{Cl100k, O200k, Scanner};
+
+            #[test]
+            fn block_edges_equal_the_scalar_scanner() {
+                let (mut fast, mut scalar) = (Vec::new(), Vec::new());
+                scan_common::block_edges(|text| {
+                    fast.clear();
+                    scalar.clear();
+                    $scanner.scan(text, &mut fast);
+                    $scanner.scan_scalar(text, &mut scalar);
+                    assert_eq!(fast, scalar, "{text:?}");
+                });
+            }
+
+            proptest! {
+                #![proptest_config(ProptestConfig { cases: 2000, ..scan_common::proptest_config() })]
+                #[test]
+                fn long_ascii_texts(text in scan_common::ascii_text(160)) {
+                    super::SUBJECT.check("ascii proptest", &text, true);
+                }
+            }
+
+            proptest! {
+                #![proptest_config(ProptestConfig { cases: 20_000, ..scan_common::proptest_config() })]
+                #[test]
+                fn long_ascii_texts_equal_the_scalar_scanner(text in scan_common::ascii_text(200)) {
+                    let (mut fast, mut scalar) = (Vec::new(), Vec::new());
+                    $scanner.scan(&text, &mut fast);
+                    $scanner.scan_scalar(&text, &mut scalar);
+                    prop_assert_eq!(fast, scalar);
+                }
+            }
         }
     };
 }

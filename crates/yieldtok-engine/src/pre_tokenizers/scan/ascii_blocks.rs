@@ -1,7 +1,8 @@
-//! The ASCII fast path of the cl100k-style scanners (Llama 3, Qwen2/3): 64 bytes at a time, each
+//! The ASCII fast path of the cl100k-style scanners (Llama 3, Qwen2/3) and of o200k (its rules:
+//! [`o200k_starts`]): 64 bytes at a time, each
 //! byte class as a bit mask, the pre-token starts of the whole block computed with bit
 //! operations (no branch per pre-token). It starts at a known pre-token start `i` and returns
-//! how far the starts it found are certain; the scalar scanner (`cl100k.rs`) does the rest, and
+//! how far the starts it found are certain; the scalar scanner (`cl100k.rs`, `o200k.rs`) does the rest, and
 //! both give the same pre-tokens (the scanner tests run both; `tests/scan_*.rs`).
 //!
 //! Classes: L letters, D digits, SP `' '`, WT `\t \v \f`, NL `\r \n`, Q `'`, P the other ASCII
@@ -36,6 +37,10 @@ pub(super) struct Masks {
     pub q: u64,
     /// ASCII bytes of no other class.
     pub p: u64,
+    /// Within `l`: `[A-Z]`.
+    pub up: u64,
+    /// Within `p`: `/`.
+    pub slash: u64,
     /// Bytes from 0x80.
     pub non_ascii: u64,
     /// The contraction letters: `[stmdSTMD]`, `[rvRV]`, `[eE]`, `[lL]`.
@@ -76,9 +81,65 @@ pub(super) fn cl100k_starts<const MAX_DIGITS: usize>(m: &Masks) -> (u64, u32) {
     let after_last_nl = ws & !smear(m.nl.reverse_bits(), ws.reverse_bits()).reverse_bits();
     let start_w2 = w2 & (!prev(ws) | prev(m.nl) & (prev(tail) | after_last_nl) | prev(w2) & (!ws >> 1));
     let starts = start_pq | start_l | contraction_end | start_d | start_nl | start_w2 | 1;
+    (starts, certain_limit(m, ws, starts))
+}
 
-    // Certain up to three bytes before the end of the ASCII prefix, and not inside a
-    // white-space run that reaches it.
+/// The pre-token starts of the o200k pattern in the block at `i` (as [`cl100k_starts`]). In
+/// ASCII its two letter alternatives are `[A-Z]*[a-z]+` and `[A-Z]+`, each with an optional
+/// contraction: so a letter also starts where a lower-case letter precedes an upper-case one;
+/// an apostrophe right after a letter (not itself a suffix's) followed by a contraction's
+/// letters ends that word's pre-token (a suffix, not a start); and a punctuation pre-token's
+/// tail is `[\r\n/]*`, whose chars do not start.
+#[inline(always)]
+pub(super) fn o200k_starts(m: &Masks) -> (u64, u32) {
+    let prev = |x: u64| x << 1;
+    let ws = m.sp | m.wt | m.nl;
+    let w2 = m.sp | m.wt;
+    let pq = m.p | m.q;
+    let (suffix_q, suffix_body, suffix_end) = if m.q != 0 {
+        let after_letter = m.q & prev(m.l);
+        let mut one = after_letter & (m.c1 >> 1);
+        let mut two = after_letter & ((m.rv >> 1) & (m.e >> 2) | (m.ll >> 1) & (m.ll >> 2));
+        if (one | two) & prev(one << 1 | two << 2) != 0 {
+            // A chain (`x's't`): an apostrophe right after a suffix's last letter is no suffix
+            // (a word has one optional contraction) but the prefix of the next word. In order:
+            let (mut accepted_one, mut accepted_two, mut blocked) = (0u64, 0u64, 0u64);
+            let mut candidates = one | two;
+            while candidates != 0 {
+                let bit = candidates & candidates.wrapping_neg();
+                candidates &= candidates - 1;
+                if blocked & bit != 0 {
+                    continue;
+                }
+                if one & bit != 0 {
+                    accepted_one |= bit;
+                    blocked |= bit << 2;
+                } else {
+                    accepted_two |= bit;
+                    blocked |= bit << 3;
+                }
+            }
+            (one, two) = (accepted_one, accepted_two);
+        }
+        (one | two, one << 1 | two << 1 | two << 2, one << 2 | two << 3)
+    } else {
+        (0, 0, 0)
+    };
+    let tail = smear(m.nl & prev(pq), m.nl | m.slash);
+    let start_pq = pq & (prev(m.l | m.d | m.nl | m.wt | tail) | 1) & !suffix_q & !tail;
+    let lower = m.l & !m.up;
+    let start_l = m.l & (!prev(m.l | w2 | start_pq) | prev(lower) & m.up) & !suffix_body;
+    let start_d = m.d & !prev(m.d) | digit_chunks(m.d);
+    let start_nl = m.nl & prev(m.l | m.d);
+    let after_last_nl = ws & !smear(m.nl.reverse_bits(), ws.reverse_bits()).reverse_bits();
+    let start_w2 = w2 & (!prev(ws) | prev(m.nl) & (prev(tail) | after_last_nl) | prev(w2) & (!ws >> 1));
+    let starts = start_pq | start_l | suffix_end | start_d | start_nl | start_w2 | 1;
+    (starts, certain_limit(m, ws, starts))
+}
+
+/// The highest start at which the block's starts are certain (see the module doc; 0: none).
+#[inline(always)]
+fn certain_limit(m: &Masks, ws: u64, starts: u64) -> u32 {
     let end = m.non_ascii.trailing_zeros(); // 64 if none
     let known = if end == 64 { u64::MAX } else { (1u64 << end) - 1 };
     let mut limit = end.saturating_sub(3);
@@ -88,9 +149,8 @@ pub(super) fn cl100k_starts<const MAX_DIGITS: usize>(m: &Masks) -> (u64, u32) {
         let run_start = end.saturating_sub((!open_ws << (64 - end)).leading_zeros());
         limit = limit.min(run_start);
     }
-    // The highest start at or below limit.
     let certain = starts & (u64::MAX >> (63 - limit));
-    (starts, 63 - certain.leading_zeros())
+    63 - certain.leading_zeros()
 }
 
 /// The starts inside digit runs longer than three (`\p{N}{1,3}`): every third digit from the
@@ -123,16 +183,27 @@ fn ascii_32(b: &[u8], i: usize) -> bool {
     (w(0) | w(1) | w(2) | w(3)) & 0x8080_8080_8080_8080 == 0
 }
 
+/// The patterns with an ASCII fast path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Family {
+    /// cl100k-style with `\p{N}{1,MAX_DIGITS}`.
+    Cl100k,
+    O200k,
+}
+
 /// Scan the block at `i` (`i + 64 <= b.len()`, `i` a pre-token start): push the ends of the
 /// pre-tokens that end at a certain start after `i` and return how far that is (0: none, or
 /// not tried: the first 32 bytes are not all ASCII).
 #[inline(always)]
-pub(super) fn cl100k_block<const MAX_DIGITS: usize>(b: &[u8], i: usize, ends: &mut Vec<u32>) -> usize {
+pub(super) fn block<const MAX_DIGITS: usize>(family: Family, b: &[u8], i: usize, ends: &mut Vec<u32>) -> usize {
     if !ascii_32(b, i) {
         return 0;
     }
     let m = classify(b, i);
-    let (starts, limit) = cl100k_starts::<MAX_DIGITS>(&m);
+    let (starts, limit) = match family {
+        Family::Cl100k => cl100k_starts::<MAX_DIGITS>(&m),
+        Family::O200k => o200k_starts(&m),
+    };
     if limit == 0 {
         return 0;
     }
@@ -143,6 +214,11 @@ pub(super) fn cl100k_block<const MAX_DIGITS: usize>(b: &[u8], i: usize, ends: &m
     }
     limit as usize
 }
+
+/// When the fast path advances less than this (non-ASCII text, a long run), the scanner goes
+/// char by char for the next `SCALAR_STRETCH` bytes before it tries it again.
+pub(super) const MIN_ADVANCE: usize = 32;
+pub(super) const SCALAR_STRETCH: usize = 64;
 
 /// Whether this target has the fast path (SSE2, part of every x86_64).
 pub(super) const AVAILABLE: bool = cfg!(target_arch = "x86_64");
@@ -167,6 +243,8 @@ pub(super) fn classify(b: &[u8], i: usize) -> Masks {
             let x = load(k);
             let folded = _mm_or_si128(x, set(0x20));
             m.l |= bits(within(folded, b'a', b'z'), k);
+            m.up |= bits(within(x, b'A', b'Z'), k);
+            m.slash |= bits(_mm_cmpeq_epi8(x, set(b'/')), k);
             m.d |= bits(within(x, b'0', b'9'), k);
             m.sp |= bits(_mm_cmpeq_epi8(x, set(b' ')), k);
             m.nl |= bits(_mm_or_si128(_mm_cmpeq_epi8(x, set(b'\n')), _mm_cmpeq_epi8(x, set(b'\r'))), k);
@@ -237,6 +315,8 @@ mod tests {
             let p = ascii & !(l | d | sp | nl | wt | q);
             let shift = 8 * w as u32;
             m.l |= pack(l) << shift;
+            m.up |= pack(within(x, b'A', b'Z') & ascii) << shift;
+            m.slash |= pack(eq(b'/')) << shift;
             m.d |= pack(d) << shift;
             m.sp |= pack(sp) << shift;
             m.wt |= pack(wt) << shift;

@@ -9,9 +9,10 @@
 //! the pre-tokens are exactly the matches, found alternative by alternative at each position in
 //! the pattern's order.
 
+use super::ascii_blocks::{self, MIN_ADVANCE, SCALAR_STRETCH};
 use super::classes::{class_at, is, L, NEWLINE, NOT_WS_L_N, NUMBER, SPACE};
 use super::runs::{contraction, newlines, numbers, run, run_swar, whitespace, LETTERS};
-use super::{ascii_blocks, Scanner};
+use super::Scanner;
 
 /// The Qwen2 / Qwen3 pattern (`\p{N}`: one number per pre-token).
 pub const QWEN2_PATTERN: &str =
@@ -45,11 +46,6 @@ impl<const MAX_DIGITS: usize> Scanner for Cl100k<MAX_DIGITS> {
     }
 }
 
-/// When the fast path advances less than this (non-ASCII text, a long run), the next
-/// `SCALAR_STRETCH` bytes are scanned char by char before it is tried again.
-const MIN_ADVANCE: usize = 32;
-const SCALAR_STRETCH: usize = 64;
-
 fn scan<const MAX_DIGITS: usize, const FAST: bool>(b: &[u8], ends: &mut Vec<u32>) {
     let n = b.len();
     ends.reserve(n / 4);
@@ -57,7 +53,7 @@ fn scan<const MAX_DIGITS: usize, const FAST: bool>(b: &[u8], ends: &mut Vec<u32>
     let mut scalar_until = 0;
     while i < n {
         if FAST && ascii_blocks::AVAILABLE && i >= scalar_until && i + 64 <= n {
-            let advance = ascii_blocks::cl100k_block::<MAX_DIGITS>(b, i, ends);
+            let advance = ascii_blocks::block::<MAX_DIGITS>(ascii_blocks::Family::Cl100k, b, i, ends);
             i += advance;
             if advance < MIN_ADVANCE {
                 scalar_until = i + SCALAR_STRETCH;

@@ -12,6 +12,7 @@
 //! last char that is also in W; else no match. Every char starts a match of some alternative
 //! (gpt-4o's `Removed`/`invert` split gives the same tiling as gpt-oss's `Isolated`).
 
+use super::ascii_blocks::{self, MIN_ADVANCE, SCALAR_STRETCH};
 use super::classes::{class_at, is, LETTER, LOWER, MARK, NEWLINE, NOT_WS_L_N, NUMBER, SPACE, UPPER};
 use super::runs::{contraction, numbers, run, run_swar, whitespace, LOWER_LETTERS};
 use super::Scanner;
@@ -26,9 +27,17 @@ pub const O200K_PATTERN: &str = concat!(
 /// The scanner of [`O200K_PATTERN`].
 pub struct O200k;
 
+impl O200k {
+    /// The scanner without its ASCII fast path (the same pre-tokens; for tests and benches).
+    #[doc(hidden)]
+    pub fn scan_scalar(&self, text: &str, ends: &mut Vec<u32>) {
+        scan::<false>(text.as_bytes(), ends)
+    }
+}
+
 impl Scanner for O200k {
     fn scan(&self, text: &str, ends: &mut Vec<u32>) {
-        scan(text.as_bytes(), ends)
+        scan::<true>(text.as_bytes(), ends)
     }
 
     fn name(&self) -> &'static str {
@@ -66,11 +75,22 @@ fn punctuation(b: &[u8], i: usize) -> usize {
     j
 }
 
-fn scan(b: &[u8], ends: &mut Vec<u32>) {
+fn scan<const FAST: bool>(b: &[u8], ends: &mut Vec<u32>) {
     let n = b.len();
     ends.reserve(n / 4);
     let mut i = 0;
+    let mut scalar_until = 0;
     while i < n {
+        if FAST && ascii_blocks::AVAILABLE && i >= scalar_until && i + 64 <= n {
+            let advance = ascii_blocks::block::<3>(ascii_blocks::Family::O200k, b, i, ends);
+            i += advance;
+            if advance < MIN_ADVANCE {
+                scalar_until = i + SCALAR_STRETCH;
+            }
+            if advance != 0 {
+                continue;
+            }
+        }
         let (c, l) = class_at(b, i);
         let end = match c {
             UPPER | LOWER | LETTER => {
