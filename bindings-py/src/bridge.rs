@@ -2,10 +2,14 @@
 //! whose work runs on the core scheduler) becomes an asyncio future of the running loop
 //! (asyncio or uvloop).
 //!
-//! * The future is driven by the small tokio runtime that pyo3-async-runtimes owns; its result
-//!   is turned into Python objects on one of that runtime's blocking threads and handed to the
-//!   loop with `call_soon_threadsafe` (the loop thread sets it, unless the future was
+//! * The future is driven by a small tokio runtime of the bridge's own (two workers, at most
+//!   two blocking threads: thousands of concurrent awaits never grow the thread count); its
+//!   result is turned into Python objects on one of that runtime's blocking threads and handed
+//!   to the loop with `call_soon_threadsafe` (the loop thread sets it, unless the future was
 //!   cancelled meanwhile).
+//! * Fork: the runtime and the count of attached bridge threads are per process
+//!   ([`yieldtok::fork::PerProcess`]); a forked child starts a runtime of its own on its first
+//!   await (the parent's threads are gone there).
 //! * Cancelling the asyncio future cancels the jobs at once, on the loop thread (their
 //!   handles), and drops the Rust future (which cancels whatever else it started).
 //! * Interpreter exit: a bridge thread that takes the GIL while CPython finalizes aborts the
@@ -19,22 +23,42 @@ use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
+use yieldtok::fork::PerProcess;
 use yieldtok::JobHandle;
 
 use crate::errors::{panic_message, TokenizerInternalError};
 
-static ATTACHED: AtomicUsize = AtomicUsize::new(0);
+/// Bridge threads holding or waiting for the GIL, in this process.
+static ATTACHED: PerProcess<AtomicUsize> = PerProcess::new();
 static CLOSED: AtomicBool = AtomicBool::new(false);
+static RUNTIME: PerProcess<Result<tokio::runtime::Runtime, String>> = PerProcess::new();
+
+fn attached() -> &'static AtomicUsize {
+    ATTACHED.get_or_init(|_| AtomicUsize::new(0))
+}
+
+/// This process's bridge runtime, started on first use.
+fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
+    let rt = RUNTIME.get_or_init(|_| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(2)
+            .thread_name("yieldtok-bridge")
+            .build()
+            .map_err(|e| format!("cannot start the asyncio bridge's threads: {e}"))
+    });
+    rt.as_ref().map_err(|e| TokenizerInternalError::new_err(e.clone()))
+}
 
 /// Run `f` with the GIL on a bridge thread, unless the bridge was closed (interpreter exit);
 /// then `f` is dropped unrun (its Python references are released later by pyo3, without
 /// taking the GIL here).
 fn attach_unless_closed(f: impl FnOnce(Python<'_>)) {
-    ATTACHED.fetch_add(1, SeqCst);
+    attached().fetch_add(1, SeqCst);
     if !CLOSED.load(SeqCst) {
         Python::attach(f);
     }
-    ATTACHED.fetch_sub(1, SeqCst);
+    attached().fetch_sub(1, SeqCst);
 }
 
 /// The `atexit` hook: no bridge thread takes the GIL after this returns.
@@ -43,7 +67,7 @@ fn _close_bridge(py: Python<'_>) {
     CLOSED.store(true, SeqCst);
     py.detach(|| {
         let start = Instant::now();
-        while ATTACHED.load(SeqCst) > 0 && start.elapsed() < Duration::from_secs(5) {
+        while attached().load(SeqCst) > 0 && start.elapsed() < Duration::from_secs(5) {
             std::thread::sleep(Duration::from_millis(1));
         }
     });
@@ -64,13 +88,12 @@ where
     F: std::future::Future<Output = PyResult<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
 {
-    crate::runtime();
+    let rt = runtime()?;
     let event_loop = py.import(pyo3::intern!(py, "asyncio"))?.call_method0(pyo3::intern!(py, "get_running_loop"))?;
     let py_fut = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
     let (cancel_tx, cancel_rx) = tokio::sync::oneshot::channel::<()>();
     py_fut.call_method1(pyo3::intern!(py, "add_done_callback"), (OnDone { cancel: Mutex::new(Some(cancel_tx)), handles },))?;
     let target = (event_loop.unbind(), py_fut.clone().unbind());
-    let rt = pyo3_async_runtimes::tokio::get_runtime();
     rt.spawn(async move {
         // Its own task, so that a panic comes back as a `JoinError` instead of being lost.
         // The cancel channel also fires if the asyncio future is dropped unawaited.

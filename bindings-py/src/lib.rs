@@ -2,7 +2,7 @@
 //!
 //! * Sync calls release the GIL (`py.detach`) for anything but tiny inputs.
 //! * Awaitables: the core's runtime-agnostic `EncodeFuture` runs its pieces on the core
-//!   scheduler's bounded pool; the bridge (`bridge.rs`, on pyo3-async-runtimes' tokio runtime)
+//!   scheduler's bounded pool; the bridge (`bridge.rs`, on a small tokio runtime of its own)
 //!   only hands completion to asyncio (long results arrive assembled: the core assembles them
 //!   on its pool). The bridge runtime is deliberately small — two workers (measured: fewer
 //!   short requests stuck behind a long one's hand-over than with one) and at most two blocking
@@ -21,15 +21,6 @@ mod tokenized;
 mod tokenizer;
 mod trajectory;
 
-/// Configure the bridge runtime before pyo3-async-runtimes builds it on first use.
-pub(crate) fn runtime() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let mut b = tokio::runtime::Builder::new_multi_thread();
-        b.worker_threads(2).max_blocking_threads(2).thread_name("yieldtok-bridge");
-        pyo3_async_runtimes::tokio::init(b);
-    });
-}
 
 /// Threads and queued jobs of the core scheduler (for tests and metrics).
 #[pyfunction]
@@ -51,7 +42,6 @@ fn wait_for_engine_loads(py: Python<'_>) {
 
 #[pymodule]
 fn _yieldtok(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    runtime();
     m.add_class::<tokenizer::Tokenizer>()?;
     m.add_class::<encoding::Encoding>()?;
     m.add_class::<encoding::BatchEncoding>()?;

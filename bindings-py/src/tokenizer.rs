@@ -1,6 +1,6 @@
 //! `yieldtok.Tokenizer`: loading, the sync API (GIL released for real work), the Hugging
 //! Face-named awaitables (`async_encode`, …) that run on the core scheduler and are bridged to
-//! asyncio by pyo3-async-runtimes, and the trajectory methods (ART's names; implemented in
+//! asyncio by the bridge (`bridge.rs`), and the trajectory methods (ART's names; implemented in
 //! `trajectory.rs`).
 
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! `{% generation %}` spans.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 use crate::chat_template::{assistant_mask, resolve_chat_template_arg, ChatRequest, ChatTemplate};
 use crate::error::{Error, Result};
@@ -32,22 +32,27 @@ pub struct ChatOutput {
     pub assistant_mask: Option<Vec<u32>>,
 }
 
-/// Compiled templates of one tokenizer, by source text.
+/// Compiled templates of one tokenizer, by source text. Never waits for its lock: a template
+/// is compiled outside it, and when the lock is taken (a writer this instant, or — in a forked
+/// child — a thread of the parent that held it at the fork and never will release it) the
+/// template is compiled again instead of waiting.
 #[derive(Default)]
-pub(crate) struct TemplateCache(Mutex<HashMap<String, Arc<ChatTemplate>>>);
+pub(crate) struct TemplateCache(RwLock<HashMap<String, Arc<ChatTemplate>>>);
 
 impl Tokenizer {
     /// The compiled template that `chat_template` (a name, a source, or `None`) selects.
     pub fn chat_template(&self, chat_template: Option<&str>, has_tools: bool) -> Result<Arc<ChatTemplate>> {
         let config = self.inner.config.as_ref();
         let source = resolve_chat_template_arg(config.and_then(|c| c.chat_template.as_ref()), chat_template, has_tools)?;
-        let mut cache = self.inner.templates.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = cache.get(source) {
-            return Ok(t.clone());
+        let cache = &self.inner.templates.0;
+        if let Some(t) = cache.try_read().ok().and_then(|c| c.get(source).cloned()) {
+            return Ok(t);
         }
         let specials = config.map(|c| c.template_special_tokens()).unwrap_or_default();
         let compiled = Arc::new(ChatTemplate::new(source, specials)?);
-        cache.insert(source.to_string(), compiled.clone());
+        if let Ok(mut c) = cache.try_write() {
+            c.entry(source.to_string()).or_insert_with(|| compiled.clone());
+        }
         Ok(compiled)
     }
 

@@ -42,6 +42,7 @@ pub mod trajectory;
 
 cfg_if::cfg_if! {
     if #[cfg(not(target_arch = "wasm32"))] {
+        pub mod fork;
         mod scheduler;
         pub use scheduler::{Scheduler, DEFAULT_WORKER_NICE, SHORT_LANE_MAX_BYTES};
         pub use future::block_on;

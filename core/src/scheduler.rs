@@ -11,6 +11,10 @@
 //! the host's priority for short jobs (see [`SHORT_LANE_MAX_BYTES`]).
 //! Each queued job holds exactly one "run the best job" task in the pool, so the pool's own
 //! queue order does not matter: the choice is made here, when a worker is free.
+//!
+//! Fork safety: the pool, the lane and the queue's lock belong to one process
+//! ([`PerProcess`](crate::fork::PerProcess)); a forked child builds its own on first use and
+//! never touches the parent's (whose threads are gone and whose locks may be held).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -18,6 +22,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use crate::fork::PerProcess;
 use crate::job::EncodeJob;
 
 /// Something the scheduler can advance one piece at a time.
@@ -77,9 +82,9 @@ struct Queue {
     seq: u64,
 }
 
+/// One process's pool, lane and queue.
 struct Shared {
     pool: rayon::ThreadPool,
-    threads: usize,
     queue: Mutex<Queue>,
     /// Wakes the short lane: one message per short job submitted.
     lane: Mutex<Sender<()>>,
@@ -137,12 +142,17 @@ impl Queue {
 /// A bounded pool of workers and a fair queue of jobs. Cheap to clone.
 #[derive(Clone)]
 pub struct Scheduler {
-    shared: Arc<Shared>,
+    cell: Arc<Cell>,
+}
+
+struct Cell {
+    threads: usize,
+    shared: PerProcess<Arc<Shared>>,
 }
 
 impl std::fmt::Debug for Scheduler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scheduler").field("threads", &self.shared.threads).finish()
+        f.debug_struct("Scheduler").field("threads", &self.cell.threads).finish()
     }
 }
 
@@ -150,20 +160,9 @@ impl Scheduler {
     /// A scheduler with `threads` workers (0: one per core).
     pub fn new(threads: usize) -> Self {
         let threads = if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { threads };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("yieldtok-{i}"))
-            .start_handler(|_| lower_priority())
-            // Pieces catch their own panics; this only keeps a stray one from aborting the host.
-            .panic_handler(|_| {})
-            .build()
-            .expect("cannot start the yieldtok thread pool");
-        let (tx, rx) = channel();
-        let shared = Arc::new(Shared { pool, threads, queue: Mutex::new(Queue::default()), lane: Mutex::new(tx) });
-        let weak = Arc::downgrade(&shared);
-        // Without the lane (its thread could not start) the workers still run every job.
-        let _ = std::thread::Builder::new().name("yieldtok-short".into()).spawn(move || short_lane(weak, rx));
-        Scheduler { shared }
+        let scheduler = Scheduler { cell: Arc::new(Cell { threads, shared: PerProcess::new() }) };
+        scheduler.shared();
+        scheduler
     }
 
     /// The process-wide scheduler, created on first use (`YIELDTOK_THREADS` workers, default
@@ -176,39 +175,63 @@ impl Scheduler {
         })
     }
 
+    /// This process's pool, lane and queue (built on first use in a forked child).
+    fn shared(&self) -> &Arc<Shared> {
+        self.cell.shared.get_or_init(|_| Shared::start(self.cell.threads))
+    }
+
     pub fn threads(&self) -> usize {
-        self.shared.threads
+        self.cell.threads
     }
 
     pub(crate) fn pool(&self) -> &rayon::ThreadPool {
-        &self.shared.pool
+        &self.shared().pool
     }
 
     /// Jobs waiting for a worker (for tests and metrics).
     pub fn queued(&self) -> usize {
-        let q = self.lock();
+        let q = self.shared().lock();
         q.heap.len() + q.shorts.len()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
-        self.shared.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Queue a task; a worker will start it when it is the least-served one.
     pub(crate) fn submit(&self, task: Arc<dyn Task>) {
         let remaining = task.job().remaining_bytes();
         let short = is_short(&task);
-        self.enqueue(None, remaining, Work::Piece(task), short);
+        self.shared().enqueue(None, remaining, Work::Piece(task), short);
     }
 
     /// Queue a closure to run once on a worker, as a new request (see [`Work::Once`]).
     pub(crate) fn submit_once(&self, f: Box<dyn FnOnce() + Send>) {
-        self.enqueue(None, 0, Work::Once(f), false);
+        self.shared().enqueue(None, 0, Work::Once(f), false);
+    }
+}
+
+impl Shared {
+    fn start(threads: usize) -> Arc<Shared> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("yieldtok-{i}"))
+            .start_handler(|_| lower_priority())
+            // Pieces catch their own panics; this only keeps a stray one from aborting the host.
+            .panic_handler(|_| {})
+            .build()
+            .expect("cannot start the yieldtok thread pool");
+        let (tx, rx) = channel();
+        let shared = Arc::new(Shared { pool, queue: Mutex::new(Queue::default()), lane: Mutex::new(tx) });
+        let weak = Arc::downgrade(&shared);
+        // Without the lane (its thread could not start) the workers still run every job.
+        let _ = std::thread::Builder::new().name("yieldtok-short".into()).spawn(move || short_lane(weak, rx));
+        shared
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Queue `work` at `service` (`None`: as a new request, at the clock), with one pool task
     /// to run the best entry; a short job's piece also wakes the short lane.
-    fn enqueue(&self, service: Option<u64>, remaining: usize, work: Work, short: bool) {
+    fn enqueue(self: &Arc<Self>, service: Option<u64>, remaining: usize, work: Work, short: bool) {
         {
             let mut q = self.lock();
             q.seq += 1;
@@ -221,9 +244,9 @@ impl Scheduler {
             }
         }
         let me = self.clone();
-        self.shared.pool.spawn(move || me.run_head(false));
+        self.pool.spawn(move || me.run_head(false));
         if short {
-            let _ = self.shared.lane.lock().unwrap_or_else(|e| e.into_inner()).send(());
+            let _ = self.lane.lock().unwrap_or_else(|e| e.into_inner()).send(());
         }
     }
 
@@ -231,7 +254,7 @@ impl Scheduler {
     /// (of the short jobs only, if `short_only`), claim a piece, requeue the job if more
     /// remains (so another worker can take its next piece), run the piece. A pool task whose
     /// entry the lane took finds the next one, or nothing.
-    fn run_head(&self, short_only: bool) {
+    fn run_head(self: &Arc<Self>, short_only: bool) {
         let (key, task, claim) = {
             let mut q = self.lock();
             let Some(Reverse(entry)) = q.pop(short_only) else { return };
@@ -267,7 +290,7 @@ impl Scheduler {
     /// The job is done: complete it, or, for a long one, queue its assembly first (a task like
     /// a new request's: it waits for about one piece per worker; short jobs meanwhile go to
     /// the short lane).
-    fn maybe_complete(&self, task: &Arc<dyn Task>) {
+    fn maybe_complete(self: &Arc<Self>, task: &Arc<dyn Task>) {
         let job = task.job();
         if !job.is_done() {
             return;
@@ -277,10 +300,11 @@ impl Scheduler {
             // at the same time must not complete it before it is assembled.
             if task.claim_assembly() {
                 let task = task.clone();
-                self.submit_once(Box::new(move || {
+                let assemble = move || {
                     let _ = catch_unwind(AssertUnwindSafe(|| task.job().prepare()));
                     task.complete();
-                }));
+                };
+                self.enqueue(None, 0, Work::Once(Box::new(assemble)), false);
             }
         } else {
             task.complete();
@@ -298,7 +322,7 @@ fn is_short(task: &Arc<dyn Task>) -> bool {
 fn short_lane(shared: Weak<Shared>, wakes: Receiver<()>) {
     for () in wakes {
         let Some(shared) = shared.upgrade() else { return };
-        let _ = catch_unwind(AssertUnwindSafe(|| Scheduler { shared }.run_head(true)));
+        let _ = catch_unwind(AssertUnwindSafe(|| shared.run_head(true)));
     }
 }
 

@@ -50,7 +50,7 @@ impl Inner {
                 match self.fast.ready() {
                     Some(f) => Some(f.encode_ids(piece).map_err(Error::Tokenize)),
                     None => {
-                        if !self.fast.started.load(std::sync::atomic::Ordering::Acquire) {
+                        if !self.fast.here().started.load(std::sync::atomic::Ordering::Acquire) {
                             if let Some(me) = self.me.upgrade() {
                                 start_fast_engine(&me);
                             }
@@ -75,29 +75,54 @@ impl Inner {
 
 /// Queue the fast engine's build for `inner` (native): on first ids-only use, not at load, so
 /// tokenizers that never do ids-only work never pay its load (3-4x the reference's). Builds
-/// run one at a time on a single process-wide loader thread; until one is ready the reference
+/// run one at a time on a single loader thread per process; until one is ready the reference
 /// engine serves. The build serializes the loaded tokenizer back to JSON (no copy is kept),
 /// builds fastokens, and checks it against the reference on the self-check sample.
 #[cfg(not(target_arch = "wasm32"))]
 fn start_fast_engine(inner: &Arc<Inner>) {
     use std::sync::atomic::Ordering;
-    use std::sync::mpsc::{channel, Sender};
-    use std::sync::{Mutex, OnceLock};
 
-    if inner.fast.started.swap(true, Ordering::AcqRel) {
+    let state = inner.fast.here();
+    if state.started.swap(true, Ordering::AcqRel) {
         return;
     }
     if std::env::var("YIELDTOK_ENGINE").is_ok_and(|v| v == "reference" || v == "tokenizers") {
-        let _ = inner.fast.engine.set(Err("disabled by YIELDTOK_ENGINE".into()));
+        let _ = state.engine.set(Err("disabled by YIELDTOK_ENGINE".into()));
         return;
     }
-    static LOADER: OnceLock<Mutex<Sender<Arc<Inner>>>> = OnceLock::new();
-    LOADS.begin();
-    let sender = LOADER.get_or_init(|| {
+    let loader = Loader::here();
+    loader.begin();
+    let sent = loader.queue.lock().unwrap_or_else(|e| e.into_inner()).send(inner.clone());
+    if sent.is_err() {
+        let _ = state.engine.set(Err("the engine loader thread is not running".into()));
+        loader.end();
+    }
+}
+
+/// This process's engine loader: its thread's queue and the count of builds queued or running
+/// on it (per process: a forked child starts its own thread, see [`crate::fork`]).
+#[cfg(not(target_arch = "wasm32"))]
+struct Loader {
+    queue: std::sync::Mutex<std::sync::mpsc::Sender<Arc<Inner>>>,
+    pending: std::sync::Mutex<usize>,
+    idle: std::sync::Condvar,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+static LOADER: crate::fork::PerProcess<Loader> = crate::fork::PerProcess::new();
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Loader {
+    fn here() -> &'static Loader {
+        LOADER.get_or_init(|_| Loader::start())
+    }
+
+    fn start() -> Loader {
         // fastokens reads this once per process; keep its own pool out of the scheduler's way.
         crate::engine::fast::bound_internal_threads();
-        let (tx, rx) = channel::<Arc<Inner>>();
+        let (tx, rx) = std::sync::mpsc::channel::<Arc<Inner>>();
         let spawned = std::thread::Builder::new().name("yieldtok-engine-load".into()).spawn(move || {
+            // Items arrive only once this loader is published (they are sent through it).
             for inner in rx {
                 let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build_fast_engine(&inner)))
                     .unwrap_or_else(|_| Err("fast engine panicked while loading".into()));
@@ -106,39 +131,22 @@ fn start_fast_engine(inner: &Arc<Inner>) {
                     Ok(_) => log::info!("yieldtok: fast engine (fastokens) serves ids-only work for {who}"),
                     Err(why) => log::info!("yieldtok: reference engine only for {who}: {why}"),
                 }
-                let _ = inner.fast.engine.set(built);
-                LOADS.end();
+                let _ = inner.fast.here().engine.set(built.map(Arc::new));
+                Loader::here().end();
             }
         });
         if let Err(e) = spawned {
             log::warn!("yieldtok: cannot start the engine loader thread: {e}");
         }
-        Mutex::new(tx)
-    });
-    let sent = sender.lock().unwrap_or_else(|e| e.into_inner()).send(inner.clone());
-    if sent.is_err() {
-        let _ = inner.fast.engine.set(Err("the engine loader thread is not running".into()));
-        LOADS.end();
+        Loader { queue: std::sync::Mutex::new(tx), pending: std::sync::Mutex::new(0), idle: std::sync::Condvar::new() }
     }
-}
 
-/// Fast-engine builds queued or running on the loader thread.
-#[cfg(not(target_arch = "wasm32"))]
-struct PendingLoads {
-    count: std::sync::Mutex<usize>,
-    idle: std::sync::Condvar,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-static LOADS: PendingLoads = PendingLoads { count: std::sync::Mutex::new(0), idle: std::sync::Condvar::new() };
-
-#[cfg(not(target_arch = "wasm32"))]
-impl PendingLoads {
     fn begin(&self) {
-        *self.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        *self.pending.lock().unwrap_or_else(|e| e.into_inner()) += 1;
     }
+
     fn end(&self) {
-        let mut n = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        let mut n = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         *n = n.saturating_sub(1);
         if *n == 0 {
             self.idle.notify_all();
@@ -151,9 +159,10 @@ impl PendingLoads {
 /// measure CPU call this first so a build does not count as their work.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn wait_for_engine_loads() {
-    let mut n = LOADS.count.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(loader) = LOADER.get() else { return };
+    let mut n = loader.pending.lock().unwrap_or_else(|e| e.into_inner());
     while *n > 0 {
-        n = LOADS.idle.wait(n).unwrap_or_else(|e| e.into_inner());
+        n = loader.idle.wait(n).unwrap_or_else(|e| e.into_inner());
     }
 }
 
@@ -352,7 +361,7 @@ impl Tokenizer {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn wait_for_engine(&self) -> &'static str {
         start_fast_engine(&self.inner);
-        self.inner.fast.engine.wait();
+        self.inner.fast.here().engine.wait();
         self.engine()
     }
 

@@ -55,12 +55,17 @@
 //! Load cost: `from_json` takes 3-4x the CPU of `tokenizers` (qwen3 ~1.0 s against 0.3 s,
 //! gemma3 ~3 s against 0.9 s), so build it off the caller's hot path or lazily.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use fastokens::Tokenizer;
 use serde_json::Value;
 
 /// Fast ids-only encoder for one loaded tokenizer. `Send + Sync`: share it by `Arc`.
 pub struct FastEngine {
     tok: Tokenizer,
+    /// Threads inside [`encode_ids`](Self::encode_ids) now; in a forked child, the parent's
+    /// threads that were inside it at the fork (see [`idle`](Self::idle)).
+    busy: AtomicUsize,
 }
 
 const _: () = {
@@ -84,7 +89,7 @@ impl FastEngine {
         let mut tok = Tokenizer::from_json(value).map_err(|e| format!("fastokens: {e}"))?;
         tok.set_truncation(None);
         tok.set_padding(None);
-        Ok(Self { tok })
+        Ok(Self { tok, busy: AtomicUsize::new(0) })
     }
 
     /// ids of `text` without special tokens / post-processor (one chunk; no internal parallelism)
@@ -93,9 +98,25 @@ impl FastEngine {
     /// `FASTOKENS_BPE_THREADS=1` was in the environment before the first encode of the
     /// process (see [`bound_internal_threads`]).
     pub fn encode_ids(&self, text: &str) -> Result<Vec<u32>, String> {
+        struct Busy<'a>(&'a AtomicUsize);
+        impl Drop for Busy<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        let _busy = Busy(&self.busy);
         self.tok
             .encode_with_special_tokens(text, false)
             .map_err(|e| format!("fastokens: {e}"))
+    }
+
+    /// Whether no thread is inside the engine. Read in a forked child before its first use
+    /// there, it says whether a thread of the parent was inside it at the fork: fastokens then
+    /// may hold a cache lock or be initialising a lazy table that will never finish, and the
+    /// child must not use this engine.
+    pub(crate) fn idle(&self) -> bool {
+        self.busy.load(Ordering::SeqCst) == 0
     }
 }
 

@@ -16,27 +16,67 @@ pub(crate) mod fast;
 
 use std::sync::OnceLock;
 
-/// The state of a tokenizer's fast engine.
+/// The state of a tokenizer's fast engine in one process (native: see [`FastSlot`]).
 #[derive(Default)]
-pub(crate) struct FastSlot {
+pub(crate) struct EngineState {
     /// Whether the build was queued (it is, on first ids-only use or `wait_for_engine`).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) started: std::sync::atomic::AtomicBool,
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) engine: OnceLock<Result<fast::FastEngine, String>>,
+    pub(crate) engine: OnceLock<Result<std::sync::Arc<fast::FastEngine>, String>>,
     #[cfg(target_arch = "wasm32")]
     pub(crate) engine: OnceLock<Result<(), String>>,
 }
 
+/// A tokenizer's fast engine. Native: per process — a forked child keeps the parent's engine
+/// (or the reason there is none) only if no parent thread was inside it at the fork (such a
+/// thread may have held one of fastokens' cache locks, or been initialising one of its lazy
+/// tables, forever in the child); otherwise, or if the parent's build had not finished, the
+/// child builds its own on first ids-only use.
+#[derive(Default)]
+pub(crate) struct FastSlot {
+    #[cfg(not(target_arch = "wasm32"))]
+    state: crate::fork::PerProcess<EngineState>,
+    #[cfg(target_arch = "wasm32")]
+    state: EngineState,
+}
+
 impl FastSlot {
+    /// This process's state.
+    pub(crate) fn here(&self) -> &EngineState {
+        cfg_if::cfg_if! {
+            if #[cfg(target_arch = "wasm32")] {
+                &self.state
+            } else {
+                self.state.get_or_init(EngineState::inherit)
+            }
+        }
+    }
+
     /// The ready fast engine, if any.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn ready(&self) -> Option<&fast::FastEngine> {
-        self.engine.get().and_then(|r| r.as_ref().ok())
+        self.here().engine.get().and_then(|r| r.as_ref().ok()).map(|e| &**e)
     }
 
     /// `Some(reason)` once the fast engine was ruled out.
     pub(crate) fn unavailable(&self) -> Option<&str> {
-        self.engine.get().and_then(|r| r.as_ref().err()).map(String::as_str)
+        self.here().engine.get().and_then(|r| r.as_ref().err()).map(String::as_str)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl EngineState {
+    /// A forked child's state from its parent's (see [`FastSlot`]); lock-free reads only.
+    fn inherit(parent: Option<&EngineState>) -> EngineState {
+        let state = EngineState::default();
+        let kept = match parent.and_then(|p| p.engine.get()) {
+            Some(Ok(engine)) if engine.idle() => Ok(engine.clone()),
+            Some(Err(why)) => Err(why.clone()),
+            _ => return state,
+        };
+        state.started.store(true, std::sync::atomic::Ordering::Release);
+        let _ = state.engine.set(kept);
+        state
     }
 }
