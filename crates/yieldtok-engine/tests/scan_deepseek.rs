@@ -6,6 +6,8 @@ mod scan_common;
 
 scanner_tests!("deepseek_v3", "deepseek_v3", scan_common::deep::DEEPSEEK, 5);
 
+fast_path_tests!(DeepSeekV3);
+
 /// The classes the scanner hardcodes: the ASCII punctuation class of the third pattern is
 /// every ASCII `\p{P}`/`\p{S}` char, and the second pattern is two code point ranges.
 #[test]

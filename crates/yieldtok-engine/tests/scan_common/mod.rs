@@ -468,7 +468,7 @@ pub fn ascii_text(max: usize) -> impl proptest::strategy::Strategy<Value = Strin
 /// that it covers each position around the end of the first 64-byte block, between ASCII
 /// prose; `check` gets each text.
 pub fn block_edges(mut check: impl FnMut(&str)) {
-    const EDGE: &[&str] = &["a", "S", "'", " ", "\t", "\n", "\r", ".", "/", "1", "é"];
+    const EDGE: &[&str] = &["a", "S", "'", " ", "\t", "\n", "\r", ".", "/", "1", "\u{1}", "é"];
     let filler = "The quick brown fox, it's 12 o'clock; we'll see.\n  Jumps over  the lazy dog!\t\n";
     let mut text = String::new();
     enumerate(EDGE, 4, |s| {
@@ -632,7 +632,7 @@ macro_rules! fast_path_tests {
             use super::scan_common;
             use proptest::prelude::*;
             #[allow(unused_imports)]
-            use yieldtok_engine::pre_tokenizers::scan::{Cl100k, O200k, Scanner};
+            use yieldtok_engine::pre_tokenizers::scan::{Cl100k, DeepSeekV3, O200k, Scanner};
 
             #[test]
             fn block_edges_equal_the_scalar_scanner() {

@@ -1,8 +1,8 @@
-//! The ASCII fast path of the cl100k-style scanners (Llama 3, Qwen2/3) and of o200k (its rules:
-//! [`o200k_starts`]): 64 bytes at a time, each
+//! The ASCII fast path of the cl100k-style scanners (Llama 3, Qwen2/3), of o200k and of
+//! DeepSeek-V3 (their rules: [`o200k_starts`], [`deepseek_starts`]): 64 bytes at a time, each
 //! byte class as a bit mask, the pre-token starts of the whole block computed with bit
 //! operations (no branch per pre-token). It starts at a known pre-token start `i` and returns
-//! how far the starts it found are certain; the scalar scanner (`cl100k.rs`, `o200k.rs`) does the rest, and
+//! how far the starts it found are certain; the scalar scanners do the rest, and
 //! both give the same pre-tokens (the scanner tests run both; `tests/scan_*.rs`).
 //!
 //! Classes: L letters, D digits, SP `' '`, WT `\t \v \f`, NL `\r \n`, Q `'`, P the other ASCII
@@ -41,6 +41,8 @@ pub(super) struct Masks {
     pub up: u64,
     /// Within `p`: `/`.
     pub slash: u64,
+    /// Within `p`: the controls that are not white space (`\0`–`\x08`, `\x0E`–`\x1F`, `\x7F`).
+    pub ctrl: u64,
     /// Bytes from 0x80.
     pub non_ascii: u64,
     /// The contraction letters: `[stmdSTMD]`, `[rvRV]`, `[eE]`, `[lL]`.
@@ -137,6 +139,32 @@ pub(super) fn o200k_starts(m: &Masks) -> (u64, u32) {
     (starts, certain_limit(m, ws, starts))
 }
 
+/// The pre-token starts of DeepSeek-V3's three Splits in the block at `i` (as
+/// [`cl100k_starts`]). In ASCII: digits are pieces of up to three (the char after them starts
+/// a pre-token, and a white-space run before them ends its piece, so its last char stays in
+/// it); punctuation and symbols take one ASCII-letter run after them (`[!"#…~][A-Za-z]+`) or
+/// run on with a `[\r\n]*` tail (an apostrophe is one of them: no contractions); the controls
+/// prefix a letter run or are left unmatched, consecutive ones in one pre-token.
+#[inline(always)]
+pub(super) fn deepseek_starts(m: &Masks) -> (u64, u32) {
+    let prev = |x: u64| x << 1;
+    let ws = m.sp | m.wt | m.nl;
+    let w2 = m.sp | m.wt;
+    let c = m.ctrl;
+    let ps = (m.p | m.q) & !c;
+    let unmatched = c & !(m.l >> 1);
+    let start_ps = ps & (prev(m.l | m.d | m.nl | m.wt | c) | 1);
+    let start_l = m.l & !prev(m.l | w2 | c | start_ps);
+    let start_c = c & (m.l >> 1 | !prev(unmatched));
+    let start_d = m.d & !prev(m.d) | digit_chunks(m.d);
+    let start_nl = m.nl & prev(m.l | m.d | c);
+    let tail = smear(m.nl & prev(ps), m.nl);
+    let after_last_nl = ws & !smear(m.nl.reverse_bits(), ws.reverse_bits()).reverse_bits();
+    let start_w2 = w2 & (!prev(ws) | prev(m.nl) & (prev(tail) | after_last_nl) | prev(w2) & (!(ws | m.d) >> 1));
+    let starts = start_ps | start_l | start_c | start_d | start_nl | start_w2 | 1;
+    (starts, certain_limit(m, ws, starts))
+}
+
 /// The highest start at which the block's starts are certain (see the module doc; 0: none).
 #[inline(always)]
 fn certain_limit(m: &Masks, ws: u64, starts: u64) -> u32 {
@@ -189,6 +217,7 @@ pub(super) enum Family {
     /// cl100k-style with `\p{N}{1,MAX_DIGITS}`.
     Cl100k,
     O200k,
+    DeepSeek,
 }
 
 /// Scan the block at `i` (`i + 64 <= b.len()`, `i` a pre-token start): push the ends of the
@@ -203,6 +232,7 @@ pub(super) fn block<const MAX_DIGITS: usize>(family: Family, b: &[u8], i: usize,
     let (starts, limit) = match family {
         Family::Cl100k => cl100k_starts::<MAX_DIGITS>(&m),
         Family::O200k => o200k_starts(&m),
+        Family::DeepSeek => deepseek_starts(&m),
     };
     if limit == 0 {
         return 0;
@@ -245,6 +275,9 @@ pub(super) fn classify(b: &[u8], i: usize) -> Masks {
             m.l |= bits(within(folded, b'a', b'z'), k);
             m.up |= bits(within(x, b'A', b'Z'), k);
             m.slash |= bits(_mm_cmpeq_epi8(x, set(b'/')), k);
+            let low_ctrl = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)), _mm_cmplt_epi8(x, set(0x09)));
+            let ctrl = _mm_or_si128(_mm_or_si128(low_ctrl, within(x, 0x0E, 0x1F)), _mm_cmpeq_epi8(x, set(0x7F)));
+            m.ctrl |= bits(ctrl, k);
             m.d |= bits(within(x, b'0', b'9'), k);
             m.sp |= bits(_mm_cmpeq_epi8(x, set(b' ')), k);
             m.nl |= bits(_mm_or_si128(_mm_cmpeq_epi8(x, set(b'\n')), _mm_cmpeq_epi8(x, set(b'\r'))), k);
@@ -317,6 +350,7 @@ mod tests {
             m.l |= pack(l) << shift;
             m.up |= pack(within(x, b'A', b'Z') & ascii) << shift;
             m.slash |= pack(eq(b'/')) << shift;
+            m.ctrl |= pack((within(x, 0x00, 0x08) | within(x, 0x0E, 0x1F) | within(x, 0x7F, 0x7F)) & ascii) << shift;
             m.d |= pack(d) << shift;
             m.sp |= pack(sp) << shift;
             m.wt |= pack(wt) << shift;

@@ -14,6 +14,7 @@
 //! piece, whose end is the end of the text for its look-ahead; its unmatched chars (controls,
 //! format chars, private use, unassigned; not before a letter or mark) are pieces of their own.
 
+use super::ascii_blocks::{self, MIN_ADVANCE, SCALAR_STRETCH};
 use super::classes::{
     class_at, class_of_cp, decode_non_ascii, is, ClassSet, L, MARK, NEWLINE, NUMBER, PUNCT, SPACE, SYMBOL,
 };
@@ -45,9 +46,17 @@ const PS: ClassSet = 1 << PUNCT | 1 << SYMBOL;
 /// [`DEEPSEEK_MAIN_PATTERN`] in that order.
 pub struct DeepSeekV3;
 
+impl DeepSeekV3 {
+    /// The scanner without its ASCII fast path (the same pre-tokens; for tests and benches).
+    #[doc(hidden)]
+    pub fn scan_scalar(&self, text: &str, ends: &mut Vec<u32>) {
+        scan::<false>(text.as_bytes(), ends)
+    }
+}
+
 impl Scanner for DeepSeekV3 {
     fn scan(&self, text: &str, ends: &mut Vec<u32>) {
-        scan(text.as_bytes(), ends)
+        scan::<true>(text.as_bytes(), ends)
     }
 
     fn name(&self) -> &'static str {
@@ -80,20 +89,53 @@ fn piece_at(b: &[u8], i: usize) -> (Piece, usize) {
     (piece, l)
 }
 
-fn scan(b: &[u8], ends: &mut Vec<u32>) {
+fn scan<const FAST: bool>(b: &[u8], ends: &mut Vec<u32>) {
     let n = b.len();
     ends.reserve(n / 4);
     let mut i = 0;
+    // The end of the current non-number piece (the pieces tile the text: `i` is in it while
+    // `i < piece_end`), and whether an unmatched stretch of it is open.
+    let mut piece_end = 0;
+    let mut in_gap = false;
+    let mut scalar_until = 0;
     while i < n {
-        let (piece, l) = piece_at(b, i);
-        if piece == Piece::Number {
-            i = numbers(b, i + l, 2);
-            ends.push(i as u32);
-            continue;
+        if FAST && ascii_blocks::AVAILABLE && !in_gap && i >= scalar_until && i + 64 <= n {
+            let advance = ascii_blocks::block::<3>(ascii_blocks::Family::DeepSeek, b, i, ends);
+            i += advance;
+            if advance < MIN_ADVANCE {
+                scalar_until = i + SCALAR_STRETCH;
+            }
+            if advance != 0 {
+                continue;
+            }
         }
-        let end = if piece == Piece::Other { other_end(b, i + l) } else { cjk_end(b, i + l) };
-        main(&b[..end], i, ends);
-        i = end;
+        if i >= piece_end {
+            let (piece, l) = piece_at(b, i);
+            if piece == Piece::Number {
+                i = numbers(b, i + l, 2);
+                ends.push(i as u32);
+                continue;
+            }
+            piece_end = if piece == Piece::Other { other_end(b, i + l) } else { cjk_end(b, i + l) };
+        }
+        match main_at(&b[..piece_end], i) {
+            Ok(end) => {
+                if in_gap {
+                    ends.push(i as u32);
+                    in_gap = false;
+                }
+                ends.push(end as u32);
+                i = end;
+            }
+            Err(next) => {
+                in_gap = true;
+                i = next;
+            }
+        }
+        if in_gap && i == piece_end {
+            ends.push(i as u32);
+            in_gap = false;
+        }
     }
 }
 
@@ -125,56 +167,38 @@ fn cjk_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The third Split over `b[i..]` (the end of `b` is the end of the piece).
-fn main(b: &[u8], mut i: usize, ends: &mut Vec<u32>) {
+/// The third Split at `i` in `b` (whose end is the end of the piece): `Ok(end)` of its match
+/// there, or `Err(next)` (no match: the char up to `next` is unmatched).
+#[inline(always)]
+fn main_at(b: &[u8], i: usize) -> Result<usize, usize> {
     let n = b.len();
-    let mut in_gap = false;
-    while i < n {
-        let (c, l) = class_at(b, i);
-        let b0 = b[i];
-        let end = if b0 < 0x80 && is(PS, c) && i + 1 < n && b[i + 1].is_ascii_alphabetic() {
-            // `[!"#…~][A-Za-z]+` (the class is every ASCII punctuation and symbol char).
-            let mut j = i + 2;
-            while j < n && b[j].is_ascii_alphabetic() {
-                j += 1;
-            }
-            Some(j)
-        } else if is(LM, c) {
-            // `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`, with or without a mark as the prefix.
-            Some(run_swar(b, i + l, LETTERS_MARKS))
-        } else if c == NEWLINE {
-            Some(whitespace(b, i))
-        } else if is(PS, c) {
-            Some(newlines(b, run(b, i + l, PS)))
-        } else {
-            // White space or another char (numbers are pieces of their own): a possible prefix of a word.
-            let next = if i + l < n { class_at(b, i + l) } else { (NEWLINE, 0) };
-            if is(LM, next.0) {
-                Some(run_swar(b, i + l + next.1, LETTERS_MARKS))
-            } else if c != SPACE {
-                None
-            } else if b0 == b' ' && is(PS, next.0) {
-                Some(newlines(b, run(b, i + 1, PS)))
-            } else {
-                Some(whitespace(b, i))
-            }
-        };
-        match end {
-            Some(e) => {
-                if in_gap {
-                    ends.push(i as u32);
-                    in_gap = false;
-                }
-                ends.push(e as u32);
-                i = e;
-            }
-            None => {
-                in_gap = true;
-                i += l;
-            }
+    let (c, l) = class_at(b, i);
+    let b0 = b[i];
+    if b0 < 0x80 && is(PS, c) && i + 1 < n && b[i + 1].is_ascii_alphabetic() {
+        // `[!"#…~][A-Za-z]+` (the class is every ASCII punctuation and symbol char).
+        let mut j = i + 2;
+        while j < n && b[j].is_ascii_alphabetic() {
+            j += 1;
         }
-    }
-    if in_gap {
-        ends.push(n as u32);
+        Ok(j)
+    } else if is(LM, c) {
+        // `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`, with or without a mark as the prefix.
+        Ok(run_swar(b, i + l, LETTERS_MARKS))
+    } else if c == NEWLINE {
+        Ok(whitespace(b, i))
+    } else if is(PS, c) {
+        Ok(newlines(b, run(b, i + l, PS)))
+    } else {
+        // White space or another char (numbers are pieces of their own): a possible prefix of a word.
+        let next = if i + l < n { class_at(b, i + l) } else { (NEWLINE, 0) };
+        if is(LM, next.0) {
+            Ok(run_swar(b, i + l + next.1, LETTERS_MARKS))
+        } else if c != SPACE {
+            Err(i + l)
+        } else if b0 == b' ' && is(PS, next.0) {
+            Ok(newlines(b, run(b, i + 1, PS)))
+        } else {
+            Ok(whitespace(b, i))
+        }
     }
 }
