@@ -7,11 +7,13 @@
 //! refuses at load ([`LoadError::Unsupported`]). The design, stage by stage: `DESIGN.md`.
 //!
 //! Module map, by pipeline stage: [`load`] (`tokenizer.json` → pipeline), [`added`] (added
-//! tokens), [`normalized`] (the alignment-tracking string), [`normalizers`],
+//! tokens), [`normalized`] (the alignment-tracking string), [`normalizers`] (and the
+//! SentencePiece normalizer's fast path, `char_replace`),
 //! [`pre_tokenizers`] (with hand-written scanners in [`pre_tokenizers::scan`]), [`models`],
 //! [`pipeline`] (the encode loop), [`error`].
 
 pub mod added;
+mod char_replace;
 pub mod cuts;
 pub mod error;
 pub mod load;
@@ -67,7 +69,13 @@ pub struct Engine {
 impl Engine {
     /// Build from the text of a `tokenizer.json`.
     pub fn from_json(json: &str) -> Result<Engine, LoadError> {
-        Ok(Engine { pipeline: load::load(json)? })
+        Self::from_json_with(json, load::LoadOptions::default())
+    }
+
+    /// [`Engine::from_json`] with options (tests: the general components instead of the fast
+    /// paths, to prove the fast paths against them).
+    pub fn from_json_with(json: &str, options: load::LoadOptions) -> Result<Engine, LoadError> {
+        Ok(Engine { pipeline: load::load(json, options)? })
     }
 
     /// Encode one piece: `tokenizers`' `encode(text, add_special_tokens = false)` without

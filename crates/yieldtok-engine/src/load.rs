@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::added::{AddedTokenJson, AddedVocab};
+use crate::char_replace::CharReplace;
 use crate::error::LoadError;
 use crate::models::bpe::{Bpe, BpeJson, Units};
 use crate::models::unigram::Unigram;
@@ -41,8 +42,22 @@ struct ModelType {
     kind: Option<String>,
 }
 
+/// How to load (tests compare the fast paths with the general ones).
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    /// Use the fast paths that stand for a general component (the SentencePiece normalizer
+    /// shape, …). Off: the general component runs (for differential tests of the fast paths).
+    pub fast_paths: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { fast_paths: true }
+    }
+}
+
 /// Build the pipeline of a `tokenizer.json`.
-pub fn load(json: &str) -> Result<Pipeline, LoadError> {
+pub fn load(json: &str, options: LoadOptions) -> Result<Pipeline, LoadError> {
     let file: TokenizerJson = serde_json::from_str(json).map_err(LoadError::Malformed)?;
     if let Some(v) = &file.version {
         if v != "1.0" {
@@ -88,7 +103,7 @@ pub fn load(json: &str) -> Result<Pipeline, LoadError> {
                 Model::Bpe(_) => None,
             };
             let added = AddedVocab::new(&file.added_tokens, size, id, normalize)?;
-            return Ok(Pipeline::new(added, normalizer, continuation, pre, model));
+            return Ok(Pipeline::new(added, normalizer, continuation, None, pre, model));
         }
         Some(other) => return Err(LoadError::Unsupported(format!("model {other}"))),
         None => return Err(LoadError::Unsupported("a model without a type".into())),
@@ -98,5 +113,6 @@ pub fn load(json: &str) -> Result<Pipeline, LoadError> {
     let (bpe, str_vocab) = Bpe::from_json(&bpe_json, units)?;
     let added = AddedVocab::new(&file.added_tokens, bpe.vocab_size(), |s| str_vocab.get(s), normalize)?;
     drop(str_vocab);
-    Ok(Pipeline::new(added, normalizer, continuation, pre, Model::Bpe(bpe)))
+    let char_replace = file.normalizer.as_ref().filter(|_| options.fast_paths).and_then(CharReplace::from_json);
+    Ok(Pipeline::new(added, normalizer, continuation, char_replace, pre, Model::Bpe(bpe)))
 }

@@ -9,7 +9,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::added::{AddedVocab, Piece};
+use crate::char_replace::CharReplace;
 use crate::error::EncodeError;
+use crate::models::bpe::{Bpe, BpeScratch};
+use crate::models::bpe_cache::{Hit, WordCache};
 use crate::models::{Model, Token};
 use crate::normalized::Normalized;
 use crate::normalizers::Normalize;
@@ -23,6 +26,9 @@ pub struct Pipeline {
     /// The normalizer of a continuation piece's first segment (without `Prepend`), when it
     /// differs from `normalizer`.
     continuation: Option<Option<Box<dyn Normalize>>>,
+    /// The normalizer's fast path, when it has the SentencePiece shape (used instead of
+    /// `normalizer`).
+    char_replace: Option<CharReplace>,
     pre: PreTokenizer,
     model: Model,
 }
@@ -74,7 +80,12 @@ struct Scratch {
     tokens: Vec<Token>,
     /// A pre-token built by Metaspace's fast path.
     word: String,
+    bpe: BpeScratch,
+    norm_text: String,
 }
+
+/// Pre-tokens between two reads of the cancel flag.
+const CANCEL_EVERY_WORDS: usize = 1024;
 
 /// The widest text the engine encodes in one piece (offsets are `u32`).
 pub const MAX_PIECE: usize = u32::MAX as usize;
@@ -101,10 +112,11 @@ impl Pipeline {
         added: AddedVocab,
         normalizer: Option<Box<dyn Normalize>>,
         continuation: Option<Option<Box<dyn Normalize>>>,
+        char_replace: Option<CharReplace>,
         pre: PreTokenizer,
         model: Model,
     ) -> Self {
-        Pipeline { added, normalizer, continuation, pre, model }
+        Pipeline { added, normalizer, continuation, char_replace, pre, model }
     }
 
     pub fn added(&self) -> &AddedVocab {
@@ -116,6 +128,10 @@ impl Pipeline {
     }
 
     pub fn encode(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Tokens) -> Result<(), EncodeError> {
+        let guess = text.len() / 4 + 8;
+        out.ids.reserve(guess);
+        out.offsets.reserve(guess);
+        out.words.reserve(guess);
         let start_word = out.n_words;
         let n = self.run(text, opts, &mut Full(out), start_word)?;
         out.n_words = start_word + n;
@@ -123,6 +139,7 @@ impl Pipeline {
     }
 
     pub fn encode_ids(&self, text: &str, opts: &PieceOptions<'_>, out: &mut Vec<u32>) -> Result<(), EncodeError> {
+        out.reserve(text.len() / 4 + 8);
         self.run(text, opts, &mut Ids(out), 0).map(drop)
     }
 
@@ -144,6 +161,21 @@ impl Pipeline {
         if text.len() > MAX_PIECE {
             return Err(EncodeError::TooLong { len: text.len(), limit: MAX_PIECE });
         }
+        match &self.model {
+            Model::Bpe(bpe) => bpe.with_cache(|cache| self.run_cached(text, opts, sink, first_word, cache)),
+            // WordPiece and Unigram keep their own caches; the BPE word cache stays unused.
+            _ => self.run_cached(text, opts, sink, first_word, &mut WordCache::unused()),
+        }
+    }
+
+    fn run_cached<S: Sink>(
+        &self,
+        text: &str,
+        opts: &PieceOptions<'_>,
+        sink: &mut S,
+        first_word: u32,
+        cache: &mut WordCache,
+    ) -> Result<u32, EncodeError> {
         let mut s = Scratch::default();
         let mut word = first_word;
         let mut pieces = std::mem::take(&mut s.pieces);
@@ -160,7 +192,7 @@ impl Pipeline {
                 }
                 Piece::Text { start, end } => {
                     let continuation = opts.continuation && start == 0;
-                    word = self.segment(text, start, end, continuation, opts, &mut s, sink, word)?;
+                    word = self.segment(text, start, end, continuation, opts, &mut s, cache, sink, word)?;
                 }
             }
         }
@@ -178,10 +210,20 @@ impl Pipeline {
         continuation: bool,
         opts: &PieceOptions<'_>,
         s: &mut Scratch,
+        cache: &mut WordCache,
         sink: &mut S,
         word: u32,
     ) -> Result<u32, EncodeError> {
         let seg = &text[start as usize..end as usize];
+        if let Some(cr) = &self.char_replace {
+            let with_prepend = !(continuation && cr.has_prepend());
+            let mut norm = std::mem::take(&mut s.norm_text);
+            cr.normalize(seg, with_prepend, &mut norm);
+            let map = cr.map(seg, start, with_prepend);
+            let r = self.tokenize_segment(&norm, &map, continuation, opts, s, cache, sink, word);
+            s.norm_text = norm;
+            return r;
+        }
         let normalizer = match (continuation, &self.continuation) {
             (true, Some(c)) => c.as_deref(),
             _ => self.normalizer.as_deref(),
@@ -191,9 +233,18 @@ impl Pipeline {
                 let mut norm = Normalized::new(seg, start);
                 n.normalize(&mut norm)?;
                 let map = Aligned { alignments: &norm.alignments, shift: start };
-                self.tokenize_segment(norm.get(), &map, continuation, opts, s, sink, word)
+                self.tokenize_segment(norm.get(), &map, continuation, opts, s, cache, sink, word)
             }
-            _ => self.tokenize_segment(seg, &Identity { text: seg, base: start }, continuation, opts, s, sink, word),
+            _ => self.tokenize_segment(
+                seg,
+                &Identity { text: seg, base: start },
+                continuation,
+                opts,
+                s,
+                cache,
+                sink,
+                word,
+            ),
         }
     }
 
@@ -208,6 +259,7 @@ impl Pipeline {
         continuation: bool,
         opts: &PieceOptions<'_>,
         s: &mut Scratch,
+        cache: &mut WordCache,
         sink: &mut S,
         mut word: u32,
     ) -> Result<u32, EncodeError> {
@@ -232,24 +284,30 @@ impl Pipeline {
                 Piece::Text { start, end } => {
                     s.ranges.clear();
                     self.pre.cut(&seg[start as usize..end as usize], start, &mut s.cut, &mut s.ranges, opts.cancel)?;
-                    let mut since_check = 0usize;
-                    for &(rs, re) in &s.ranges {
-                        let w = &seg[rs as usize..re as usize];
-                        s.tokens.clear();
-                        self.model.tokenize(w, &mut s.syms, &mut s.tokens, opts.cancel)?;
-                        for t in &s.tokens {
-                            let (a, b) = if S::OFFSETS { map.map(rs + t.start, rs + t.end) } else { (0, 0) };
-                            sink.push(t.id, a, b, word);
-                        }
-                        word += 1;
-                        since_check += w.len();
-                        if since_check >= 1 << 14 {
-                            since_check = 0;
-                            if cancelled(opts) {
-                                return Err(EncodeError::Cancelled);
+                    word = match &self.model {
+                        Model::Bpe(bpe) => self.words(bpe, seg, &s.ranges, map, cache, &mut s.bpe, opts, sink, word)?,
+                        model => {
+                            let mut since_check = 0usize;
+                            for &(rs, re) in &s.ranges {
+                                let w = &seg[rs as usize..re as usize];
+                                s.tokens.clear();
+                                model.tokenize(w, &mut s.syms, &mut s.tokens, opts.cancel)?;
+                                for t in &s.tokens {
+                                    let (a, b) = if S::OFFSETS { map.map(rs + t.start, rs + t.end) } else { (0, 0) };
+                                    sink.push(t.id, a, b, word);
+                                }
+                                word += 1;
+                                since_check += w.len();
+                                if since_check >= 1 << 14 {
+                                    since_check = 0;
+                                    if cancelled(opts) {
+                                        return Err(EncodeError::Cancelled);
+                                    }
+                                }
                             }
+                            word
                         }
-                    }
+                    };
                 }
             }
         }
@@ -322,10 +380,93 @@ impl Pipeline {
         }
         Ok(word)
     }
+
+    /// The pre-tokens `ranges` of `seg` through the model: one-byte ByteLevel pre-tokens by
+    /// table, others through the word cache, misses through the model. Returns the next word.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn words<S: Sink, M: OffsetMap>(
+        &self,
+        bpe: &Bpe,
+        seg: &str,
+        ranges: &[(u32, u32)],
+        map: &M,
+        cache: &mut WordCache,
+        scratch: &mut BpeScratch,
+        opts: &PieceOptions<'_>,
+        sink: &mut S,
+        mut word: u32,
+    ) -> Result<u32, EncodeError> {
+        let bytes = seg.as_bytes();
+        for (k, &(rs, re)) in ranges.iter().enumerate() {
+            if k % CANCEL_EVERY_WORDS == CANCEL_EVERY_WORDS - 1 && cancelled(opts) {
+                return Err(EncodeError::Cancelled);
+            }
+            if bpe.has_cuts() {
+                let w = &bytes[rs as usize..re as usize];
+                bpe.sub_words(w, |a, b| {
+                    self.one(bpe, seg, rs + a as u32, rs + b as u32, map, cache, scratch, opts, sink, word)
+                })?;
+            } else {
+                self.one(bpe, seg, rs, re, map, cache, scratch, opts, sink, word)?;
+            }
+            word += 1;
+        }
+        Ok(word)
+    }
+
+    /// One (sub-)word `seg[rs..re]` of word `word`: a one-byte ByteLevel word by table, others
+    /// through the word cache, misses through the model.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn one<S: Sink, M: OffsetMap>(
+        &self,
+        bpe: &Bpe,
+        seg: &str,
+        rs: u32,
+        re: u32,
+        map: &M,
+        cache: &mut WordCache,
+        scratch: &mut BpeScratch,
+        opts: &PieceOptions<'_>,
+        sink: &mut S,
+        word: u32,
+    ) -> Result<(), EncodeError> {
+        let offsets = |a: u32, b: u32| if S::OFFSETS { map.map(a, b) } else { (0, 0) };
+        let w = &seg.as_bytes()[rs as usize..re as usize];
+        if let Some(id) = bpe.byte_token(w) {
+            let (a, b) = offsets(rs, re);
+            sink.push(id, a, b, word);
+            return Ok(());
+        }
+        match cache.get(w) {
+            Some(Hit::One(id)) => {
+                let (a, b) = offsets(rs, re);
+                sink.push(id, a, b, word);
+            }
+            Some(Hit::Many { offset, count }) => {
+                let (ids, ends) = cache.values(offset, count);
+                let mut start = rs;
+                for (&id, &end) in ids.iter().zip(ends) {
+                    let (a, b) = offsets(start, rs + end);
+                    sink.push(id, a, b, word);
+                    start = rs + end;
+                }
+            }
+            None => {
+                let ws = &seg[rs as usize..re as usize];
+                for t in bpe.tokenize_and_remember(ws, cache, scratch, opts.cancel)? {
+                    let (a, b) = offsets(rs + t.start, rs + t.end);
+                    sink.push(t.id, a, b, word);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// From a byte range of a (normalized) segment to byte offsets in the encoded text.
-trait OffsetMap {
+pub(crate) trait OffsetMap {
     fn map(&self, start: u32, end: u32) -> (u32, u32);
 }
 

@@ -10,6 +10,7 @@
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
+use yieldtok_engine::load::LoadOptions;
 use yieldtok_engine::{Engine, LoadError, PieceOptions, Tokens};
 use yieldtok_testkit::{corpus, fixtures};
 
@@ -19,6 +20,9 @@ const SERVED: &[&str] = &["qwen3", "llama3_1", "gemma3", "deepseek_v3", "gpt4o",
 struct Fixture {
     name: &'static str,
     engine: Option<Engine>,
+    /// The same tokenizer with the general components instead of the fast paths (for the
+    /// fixtures with a normalizer, whose fast paths stand for it).
+    general: Option<Engine>,
     oracle: tokenizers::Tokenizer,
     /// Contents of the added tokens, by id.
     added: Vec<String>,
@@ -42,9 +46,11 @@ fn load(name: &'static str) -> Fixture {
         Err(e) => panic!("{name}: the engine must load it: {e}"),
     };
     let file: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let general = (engine.is_some() && !file["normalizer"].is_null())
+        .then(|| Engine::from_json_with(&json, LoadOptions { fast_paths: false }).expect("general engine"));
     let continuation =
         strip_prepend(&file["normalizer"]).filter(|v| !v.is_null()).map(|v| serde_json::from_value(v).unwrap());
-    Fixture { name, engine, oracle, added: added.into_iter().map(|(_, c)| c).collect(), continuation }
+    Fixture { name, engine, general, oracle, added: added.into_iter().map(|(_, c)| c).collect(), continuation }
 }
 
 fn all() -> &'static [Fixture] {
@@ -147,11 +153,14 @@ fn corpus_matches_tokenizers() {
             .iter()
             .map(|f| {
                 s.spawn(move || {
-                    let engine = f.engine.as_ref().unwrap();
                     let mut fails = Vec::new();
                     for (name, text) in texts(f) {
-                        if let Err(e) = compare(f, engine, &text) {
-                            fails.push(format!("[{name}] {e}"));
+                        for (kind, engine) in [("", &f.engine), (" (general)", &f.general)] {
+                            if let Some(engine) = engine {
+                                if let Err(e) = compare(f, engine, &text) {
+                                    fails.push(format!("[{name}]{kind} {e}"));
+                                }
+                            }
                         }
                     }
                     fails
@@ -196,8 +205,10 @@ proptest! {
     fn troublemakers_match_tokenizers(picks in trouble_text()) {
         for f in all().iter().filter(|f| f.engine.is_some()) {
             let text = build(f, &picks);
-            if let Err(e) = compare(f, f.engine.as_ref().unwrap(), &text) {
-                prop_assert!(false, "{e}\ntext: {text:?}");
+            for engine in [&f.engine, &f.general].into_iter().flatten() {
+                if let Err(e) = compare(f, engine, &text) {
+                    prop_assert!(false, "{e}\ntext: {text:?}");
+                }
             }
         }
     }
@@ -240,8 +251,7 @@ fn continuation_oracle(f: &Fixture, text: &str) -> (Vec<u32>, Vec<(u32, u32)>, V
 #[test]
 fn continuation_pieces_match_tokenizers() {
     let cont = PieceOptions { continuation: true, ..PieceOptions::default() };
-    for f in all().iter().filter(|f| f.engine.is_some()) {
-        let engine = f.engine.as_ref().unwrap();
+    for (f, engine) in all().iter().flat_map(|f| [&f.engine, &f.general].into_iter().flatten().map(move |e| (f, e))) {
         let special = f.added.first().cloned().unwrap_or_default();
         for head in ["", " ", "hello world", " leading space", "\n\nx  y", &corpus::PROSE.join(" ")] {
             for tail in ["", " after", "x\n y"] {

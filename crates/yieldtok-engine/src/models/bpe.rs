@@ -21,6 +21,7 @@ use std::sync::atomic::AtomicBool;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use super::bpe_cache::{self, WordCache};
 use super::bpe_long;
 use super::pair_map::{PairMap, NO_RANK};
 use super::Token;
@@ -32,6 +33,13 @@ use crate::pre_tokenizers::byte_level;
 pub const SHORT_WORD: usize = 64;
 
 const NONE: u32 = u32::MAX;
+
+/// Scratch space of [`Bpe::tokenize_and_remember`].
+#[derive(Default)]
+pub struct BpeScratch {
+    syms: Vec<(u32, u32)>,
+    tokens: Vec<Token>,
+}
 
 /// The `model` object of a `tokenizer.json` whose `type` is `BPE`.
 #[derive(Deserialize)]
@@ -154,6 +162,24 @@ pub struct Bpe {
     ignore_merges: bool,
     /// Number of entries of `model.vocab` (distinct keys), `tokenizers`' `get_vocab_size`.
     vocab_size: usize,
+    /// This model's word caches ([`bpe_cache`]).
+    cache_id: u64,
+    /// Where a word may be cut into independent sub-words ([`Units::Chars`]).
+    cuts: Option<SubwordCuts>,
+}
+
+/// The char before which SentencePiece-style vocabularies start words.
+pub const WORD_START: char = '\u{2581}';
+
+/// Cut points inside a word that no merge can cross, so that BPE of the word is BPE of its
+/// pieces (and each piece goes through the word cache): before a [`WORD_START`] whose previous
+/// char `x` is a token of its own and appears right before [`WORD_START`] in no token of the
+/// vocabulary — every merge makes a vocabulary token, so no token can ever hold that pair.
+/// Only without `ignore_merges` (a whole-word lookup would see the uncut word).
+struct SubwordCuts {
+    /// Chars that precede [`WORD_START`] inside some vocabulary token.
+    joined: std::collections::HashSet<char>,
+    finder: memchr::memmem::Finder<'static>,
 }
 
 /// The string vocabulary of the file, kept only while loading (added tokens look contents
@@ -263,7 +289,28 @@ impl Bpe {
             fuse_unk: json.fuse_unk.unwrap_or(false),
             ignore_merges: json.ignore_merges.unwrap_or(false),
             vocab_size,
+            cache_id: bpe_cache::new_cache_id(),
+            cuts: None,
         };
+        let mut bpe = bpe;
+        let mut buf = [0; 4];
+        if units == Units::Chars
+            && !bpe.ignore_merges
+            && bpe.vocab.contains_key(WORD_START.encode_utf8(&mut buf).as_bytes())
+        {
+            let mut joined = std::collections::HashSet::new();
+            for k in str_vocab.map.keys() {
+                let mut prev = None;
+                for c in k.chars() {
+                    if let (Some(p), WORD_START) = (prev, c) {
+                        joined.insert(p);
+                    }
+                    prev = Some(c);
+                }
+            }
+            let finder = memchr::memmem::Finder::new(WORD_START.encode_utf8(&mut buf).as_bytes()).into_owned();
+            bpe.cuts = Some(SubwordCuts { joined, finder });
+        }
         Ok((bpe, str_vocab))
     }
 
@@ -279,6 +326,73 @@ impl Bpe {
     /// The id of a token given by its bytes (raw bytes under ByteLevel).
     pub fn token_id(&self, bytes: &[u8]) -> Option<u32> {
         self.vocab.get(bytes).copied()
+    }
+
+    /// Run `f` with this thread's word cache for this model.
+    pub fn with_cache<R>(&self, f: impl FnOnce(&mut WordCache) -> R) -> R {
+        bpe_cache::with_cache(self.cache_id, f)
+    }
+
+    /// Call `f(start, end)` for the independent sub-words of `word` ([`SubwordCuts`]; the
+    /// whole word when it has no cut).
+    #[inline]
+    pub fn sub_words(
+        &self,
+        word: &[u8],
+        mut f: impl FnMut(usize, usize) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        let Some(cuts) = &self.cuts else {
+            return f(0, word.len());
+        };
+        let mut start = 0;
+        for i in cuts.finder.find_iter(word) {
+            if i == 0 {
+                continue;
+            }
+            // The char before the cut.
+            let mut p = i - 1;
+            while word[p] & 0xC0 == 0x80 {
+                p -= 1;
+            }
+            let x = &word[p..i];
+            let own_token =
+                if x.len() == 1 { self.byte_ids[x[0] as usize] != NONE } else { self.vocab.contains_key(x) };
+            // SAFETY-free decode: `x` is one whole UTF-8 char of a `str`.
+            let c = std::str::from_utf8(x).ok().and_then(|s| s.chars().next());
+            if own_token && c.is_some_and(|c| !cuts.joined.contains(&c)) {
+                f(start, i)?;
+                start = i;
+            }
+        }
+        f(start, word.len())
+    }
+
+    /// Whether words may be cut into sub-words ([`Self::sub_words`]).
+    #[inline(always)]
+    pub fn has_cuts(&self) -> bool {
+        self.cuts.is_some()
+    }
+
+    /// The token of a one-byte pre-token under ByteLevel (no lookup needed).
+    #[inline(always)]
+    pub fn byte_token(&self, word: &[u8]) -> Option<u32> {
+        (self.units == Units::Bytes && word.len() == 1).then(|| self.byte_ids[word[0] as usize])
+    }
+
+    /// A word the cache does not know: tokenized into `scratch` and remembered.
+    #[cold]
+    #[inline(never)]
+    pub fn tokenize_and_remember<'a>(
+        &self,
+        word: &str,
+        cache: &mut WordCache,
+        scratch: &'a mut BpeScratch,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<&'a [Token], EncodeError> {
+        scratch.tokens.clear();
+        self.tokenize(word, &mut scratch.syms, &mut scratch.tokens, cancel)?;
+        cache.insert(word.as_bytes(), &scratch.tokens);
+        Ok(&scratch.tokens)
     }
 
     /// Tokenize one pre-token (non-empty): tokens appended to `out` with byte ranges relative

@@ -1,7 +1,8 @@
 //! Models: turn one pre-token into tokens. BPE ([`bpe`], long words in [`bpe_long`], the
-//! merge table in [`pair_map`]), WordPiece, Unigram.
+//! merge table in [`pair_map`], the per-thread word cache in [`bpe_cache`]), WordPiece, Unigram.
 
 pub mod bpe;
+pub mod bpe_cache;
 pub mod bpe_long;
 pub mod pair_map;
 pub mod unigram;

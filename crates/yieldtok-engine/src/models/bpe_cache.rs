@@ -1,0 +1,309 @@
+//! The per-thread word cache of BPE: pre-token bytes → its tokens (ids and end offsets),
+//! so that a word seen before costs one hash lookup instead of its merges. Results are the
+//! model's by construction (a cached word is the model's output for those bytes).
+//!
+//! One [`WordCache`] per (thread, engine): a thread keeps the caches of its [`MAX_ENGINES`]
+//! most recently used engines. Words of up to 16 bytes — nearly all pre-tokens — live in an
+//! open-addressing table whose slots hold the key packed into two words (compared without a
+//! byte loop) and, for a one-token word, the id itself; longer words up to [`MAX_KEY`] bytes
+//! in a hash map. Both hash with a per-cache random seed (text cannot aim at one slot). When
+//! the table or the value arena is full, the cache is emptied: memory stays bounded (a few MiB
+//! per thread and engine).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::Token;
+
+/// Longest word cached, in bytes.
+pub const MAX_KEY: usize = 64;
+/// Longest word kept in the packed table.
+const PACKED_KEY: usize = 16;
+/// Engines whose caches a thread keeps.
+pub const MAX_ENGINES: usize = 4;
+const MIN_SLOTS: usize = 1 << 12;
+const MAX_SLOTS: usize = 1 << 17;
+/// Token values (ids and ends of words of several tokens) kept before the cache is emptied.
+const MAX_VALS: usize = 1 << 20;
+/// Long words kept before the cache is emptied.
+const MAX_LONG: usize = 1 << 15;
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh id for an engine's caches.
+pub fn new_cache_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    k0: u64,
+    k1: u64,
+    /// Key length (bits 0..8, 0: empty slot) and number of tokens (bits 8..24).
+    meta: u32,
+    /// The id (one token) or the offset of the values in `vals`.
+    val: u32,
+}
+
+/// A cache hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hit {
+    /// The word is one token.
+    One(u32),
+    /// Several tokens: their ids and end offsets are [`WordCache::values`]`(offset, count)`.
+    Many { offset: u32, count: u32 },
+}
+
+/// One engine's word cache on one thread (see the module docs).
+pub struct WordCache {
+    slots: Vec<Slot>,
+    used: usize,
+    seed: (u64, u64),
+    /// Per entry of several tokens: the ids, then the end offsets.
+    vals: Vec<u32>,
+    long: HashMap<Box<[u8]>, (u32, u32), foldhash::fast::RandomState>,
+}
+
+impl WordCache {
+    /// A cache that allocates nothing, for pipelines whose model is not BPE (they never
+    /// look anything up in it).
+    pub(crate) fn unused() -> Self {
+        WordCache { slots: Vec::new(), used: 0, seed: (0, 1), vals: Vec::new(), long: HashMap::default() }
+    }
+}
+
+impl Default for WordCache {
+    fn default() -> Self {
+        let s = foldhash::fast::RandomState::default();
+        WordCache {
+            slots: vec![Slot::default(); MIN_SLOTS],
+            used: 0,
+            seed: (s.hash_one(0x5eedu64), s.hash_one(0xf00du64) | 1),
+            vals: Vec::new(),
+            long: HashMap::default(),
+        }
+    }
+}
+
+/// A word of 1..=16 bytes as two words; unique for a given length (the loads overlap for
+/// lengths that are not 4, 8 or 16).
+#[inline(always)]
+fn pack(w: &[u8]) -> (u64, u64) {
+    let n = w.len();
+    debug_assert!((1..=PACKED_KEY).contains(&n));
+    let u64_at = |i: usize| u64::from_le_bytes(w[i..i + 8].try_into().unwrap());
+    let u32_at = |i: usize| u32::from_le_bytes(w[i..i + 4].try_into().unwrap()) as u64;
+    if n >= 8 {
+        (u64_at(0), u64_at(n - 8))
+    } else if n >= 4 {
+        (u32_at(0) | (u32_at(n - 4) << 32), 0)
+    } else {
+        (w[0] as u64 | (w[n / 2] as u64) << 8 | (w[n - 1] as u64) << 16, 0)
+    }
+}
+
+#[inline(always)]
+fn mix(a: u64, b: u64) -> u64 {
+    let p = (a as u128).wrapping_mul(b as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+impl WordCache {
+    #[inline(always)]
+    fn slot_hash(&self, k0: u64, k1: u64, n: usize) -> u64 {
+        mix(k0 ^ self.seed.0, k1 ^ self.seed.1 ^ ((n as u64) << 56))
+    }
+
+    /// Ids and end offsets (relative to the word) of a [`Hit::Many`].
+    #[inline(always)]
+    pub fn values(&self, offset: u32, count: u32) -> (&[u32], &[u32]) {
+        let (o, n) = (offset as usize, count as usize);
+        (&self.vals[o..o + n], &self.vals[o + n..o + 2 * n])
+    }
+
+    /// The cached tokens of `word`.
+    #[inline(always)]
+    pub fn get(&self, word: &[u8]) -> Option<Hit> {
+        let n = word.len();
+        if n == 0 || n > PACKED_KEY {
+            return self.get_long(word);
+        }
+        let (k0, k1) = pack(word);
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot_hash(k0, k1, n) as usize & mask;
+        loop {
+            let s = &self.slots[i];
+            if s.meta == 0 {
+                return None;
+            }
+            if s.k0 == k0 && s.k1 == k1 && (s.meta & 0xff) as usize == n {
+                let count = s.meta >> 8;
+                return Some(if count == 1 { Hit::One(s.val) } else { Hit::Many { offset: s.val, count } });
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[cold]
+    fn get_long(&self, word: &[u8]) -> Option<Hit> {
+        if word.len() > MAX_KEY {
+            return None;
+        }
+        let &(offset, count) = self.long.get(word)?;
+        Some(Hit::Many { offset, count })
+    }
+
+    /// Remember the tokens of `word` (byte ranges relative to it; they tile it).
+    pub fn insert(&mut self, word: &[u8], tokens: &[Token]) {
+        let n = word.len();
+        if n == 0 || n > MAX_KEY || tokens.is_empty() || tokens.len() > 0xffff {
+            return;
+        }
+        let many = tokens.len() > 1 || n > PACKED_KEY;
+        // Room first (emptying the cache when full), then the values, then the key.
+        let full = (many && self.vals.len() + 2 * tokens.len() > MAX_VALS)
+            || (n > PACKED_KEY && self.long.len() >= MAX_LONG)
+            || (n <= PACKED_KEY && (self.used + 1) * 2 > self.slots.len() && self.slots.len() >= MAX_SLOTS);
+        if full {
+            self.clear();
+        }
+        let val = if many {
+            let o = self.vals.len() as u32;
+            self.vals.extend(tokens.iter().map(|t| t.id));
+            self.vals.extend(tokens.iter().map(|t| t.end));
+            o
+        } else {
+            tokens[0].id
+        };
+        if n > PACKED_KEY {
+            self.long.insert(word.into(), (val, tokens.len() as u32));
+            return;
+        }
+        if (self.used + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let (k0, k1) = pack(word);
+        let meta = n as u32 | (tokens.len() as u32) << 8;
+        self.place(Slot { k0, k1, meta, val });
+        self.used += 1;
+    }
+
+    fn place(&mut self, slot: Slot) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot_hash(slot.k0, slot.k1, (slot.meta & 0xff) as usize) as usize & mask;
+        while self.slots[i].meta != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
+    }
+
+    fn grow(&mut self) {
+        let bigger = vec![Slot::default(); self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, bigger);
+        for s in old.into_iter().filter(|s| s.meta != 0) {
+            self.place(s);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = Slot::default());
+        self.used = 0;
+        self.vals.clear();
+        self.long.clear();
+    }
+}
+
+thread_local! {
+    static CACHES: RefCell<Vec<(u64, WordCache)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Run `f` with this thread's cache for engine `id` (a fresh, unshared one if the thread's
+/// caches are in use — a nested call).
+pub fn with_cache<R>(id: u64, f: impl FnOnce(&mut WordCache) -> R) -> R {
+    let mut f = Some(f);
+    let done = CACHES.try_with(|caches| {
+        let Ok(mut caches) = caches.try_borrow_mut() else {
+            return None;
+        };
+        let pos = match caches.iter().position(|(i, _)| *i == id) {
+            Some(p) => p,
+            None => {
+                if caches.len() >= MAX_ENGINES {
+                    caches.pop();
+                }
+                caches.push((id, WordCache::default()));
+                caches.len() - 1
+            }
+        };
+        // Most recently used first.
+        if pos != 0 {
+            let e = caches.remove(pos);
+            caches.insert(0, e);
+        }
+        Some((f.take().expect("once"))(&mut caches[0].1))
+    });
+    match done {
+        Ok(Some(r)) => r,
+        _ => (f.take().expect("not run"))(&mut WordCache::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(c: &WordCache, w: &[u8]) -> Option<(Vec<u32>, Vec<u32>)> {
+        c.get(w).map(|h| match h {
+            Hit::One(id) => (vec![id], vec![w.len() as u32]),
+            Hit::Many { offset, count } => {
+                let (ids, ends) = c.values(offset, count);
+                (ids.to_vec(), ends.to_vec())
+            }
+        })
+    }
+
+    #[test]
+    fn packed_keys_are_unique_per_length() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut seen: HashMap<((u64, u64), usize), Vec<u8>> = HashMap::new();
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = 1 + (x % 16) as usize;
+            // A small alphabet, so that equal prefixes and suffixes are common.
+            let w: Vec<u8> = (0..n).map(|i| b"ab\0\xff"[((x >> (4 + 2 * i)) & 3) as usize]).collect();
+            let prev = seen.entry((pack(&w), n)).or_insert_with(|| w.clone());
+            assert_eq!(*prev, w);
+        }
+    }
+
+    #[test]
+    fn insert_get_grow_and_clear() {
+        let mut c = WordCache::default();
+        let words: Vec<String> = (0..300_000).map(|i| format!("w{i}")).chain((0..100).map(|i| "y".repeat(i))).collect();
+        for (i, w) in words.iter().enumerate() {
+            if w.is_empty() {
+                continue;
+            }
+            let one = [Token { id: i as u32, start: 0, end: w.len() as u32 }];
+            let two = [Token { id: i as u32, start: 0, end: 1 }, Token { id: 7, start: 1, end: w.len() as u32 }];
+            let t: &[Token] = if i % 2 == 0 || w.len() == 1 { &one } else { &two };
+            c.insert(w.as_bytes(), t);
+            let want = (t.iter().map(|t| t.id).collect(), t.iter().map(|t| t.end).collect());
+            if w.len() <= MAX_KEY {
+                assert_eq!(get(&c, w.as_bytes()), Some(want), "{w}");
+            } else {
+                assert_eq!(get(&c, w.as_bytes()), None);
+            }
+        }
+        // Bounded: the table was emptied at least once.
+        assert!(c.used * 2 <= MAX_SLOTS && c.slots.len() <= MAX_SLOTS);
+        assert!(get(&c, b"w0").is_none());
+        with_cache(5, |c| c.insert(b"a", &[Token { id: 1, start: 0, end: 1 }]));
+        assert!(with_cache(5, |c| c.get(b"a").is_some()));
+        assert!(with_cache(6, |c| c.get(b"a").is_none()));
+    }
+}
