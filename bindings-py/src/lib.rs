@@ -1,6 +1,8 @@
 //! `yieldtok._yieldtok`: the native module behind the `yieldtok` Python package.
 //!
-//! * Sync calls release the GIL (`py.detach`) for anything but tiny inputs.
+//! * Sync calls release the GIL (`py.detach`) for anything but tiny inputs; those that wait
+//!   for the core's pool (long texts, batches, trajectories) wait interruptibly: Ctrl-C raises
+//!   `KeyboardInterrupt` at once and stops the work (`blocking.rs`).
 //! * Awaitables: the core's runtime-agnostic `EncodeFuture` runs its pieces on the core
 //!   scheduler's bounded pool; the bridge (`bridge.rs`, on a small tokio runtime of its own)
 //!   only hands completion to asyncio (long results arrive assembled: the core assembles them
@@ -12,6 +14,7 @@
 
 use pyo3::prelude::*;
 
+mod blocking;
 mod bridge;
 mod chat;
 mod encoding;

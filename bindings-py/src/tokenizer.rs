@@ -12,7 +12,8 @@ use pyo3::types::{PyBytes, PyString, PyTuple};
 
 use crate::encoding::{BatchEncoding, EncData, Encoding};
 use crate::errors::{guard, to_pyerr, TokenizerValueError};
-use crate::trajectory::{options, run_async, run_detached, GroupsCall, HistoryCall, JsonInput, Prepared};
+use crate::blocking::{interruptible, interruptible_core};
+use crate::trajectory::{options, run_async, GroupsCall, HistoryCall, JsonInput, Prepared};
 use yieldtok::{EncodeOptions, Output};
 
 /// Work on at least this many bytes (or ids) releases the GIL; below it the GIL hand-off would
@@ -236,8 +237,19 @@ impl Tokenizer {
     #[pyo3(signature = (text, add_special_tokens=true))]
     fn encode(&self, py: Python<'_>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<Encoding> {
         let text = text_arg(text, "text")?;
-        let work = || guard(|| self.tok.encode(&text, add_special_tokens));
-        let enc = if text.len() >= DETACH_BYTES { py.detach(work)? } else { work()? };
+        let enc = if text.len() >= yieldtok::PARALLEL_MIN_BYTES {
+            let (t, opts) = (text.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
+            interruptible_core(py, &self.tok, move |tok, cancel| {
+                Ok(tok.encode_with_cancel(&t, &opts, cancel)?.into_encoding().expect("full output requested"))
+            })?
+        } else {
+            let work = || guard(|| self.tok.encode(&text, add_special_tokens));
+            if text.len() >= DETACH_BYTES {
+                py.detach(work)?
+            } else {
+                work()?
+            }
+        };
         Ok(Encoding { d: self.wrap(enc, text) })
     }
 
@@ -245,6 +257,10 @@ impl Tokenizer {
     #[pyo3(signature = (text, add_special_tokens=true))]
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<usize> {
         let text = text_arg(text, "text")?;
+        if text.len() >= yieldtok::PARALLEL_MIN_BYTES {
+            let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
+            return interruptible_core(py, &self.tok, move |tok, cancel| Ok(tok.encode_with_cancel(&text, &opts, cancel)?.ids().len()));
+        }
         let work = || guard(|| self.tok.count(&text, add_special_tokens));
         if text.len() >= DETACH_BYTES {
             py.detach(work)
@@ -256,11 +272,18 @@ impl Tokenizer {
     /// Encode many texts in parallel on the core's pool.
     #[pyo3(signature = (texts, add_special_tokens=true))]
     fn encode_batch(&self, py: Python<'_>, texts: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<BatchEncoding> {
-        let texts = texts_arg(texts)?;
+        let texts = Arc::new(texts_arg(texts)?);
         let bytes: usize = texts.iter().map(|t| t.len()).sum();
-        let work = || guard(|| self.tok.encode_batch(&texts, add_special_tokens));
-        let encs = if bytes >= DETACH_BYTES { py.detach(work)? } else { work()? };
-        let items = encs.into_iter().zip(texts).map(|(e, t)| self.wrap(e, t)).collect();
+        let encs = if bytes >= DETACH_BYTES {
+            let (t, opts) = (texts.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
+            interruptible_core(py, &self.tok, move |tok, cancel| tok.encode_batch_with_cancel(&t, &opts, cancel))?
+                .into_iter()
+                .map(|o| o.into_encoding().expect("full output requested"))
+                .collect()
+        } else {
+            guard(|| self.tok.encode_batch(&texts, add_special_tokens))?
+        };
+        let items = encs.into_iter().zip(texts.iter().cloned()).map(|(e, t)| self.wrap(e, t)).collect();
         Ok(BatchEncoding::new(items, self.pad_id()))
     }
 
@@ -342,11 +365,10 @@ impl Tokenizer {
     fn decode_batch(&self, py: Python<'_>, sequences: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
         let seqs = ids_batch_arg(sequences)?;
         let n: usize = seqs.iter().map(Vec::len).sum();
-        let work = || guard(|| self.tok.decode_batch(&seqs, skip_special_tokens));
         if n >= DETACH_BYTES / 4 {
-            py.detach(work)
+            interruptible_core(py, &self.tok, move |tok, _| tok.decode_batch(&seqs, skip_special_tokens))
         } else {
-            work()
+            guard(|| self.tok.decode_batch(&seqs, skip_special_tokens))
         }
     }
 
@@ -473,7 +495,7 @@ impl Tokenizer {
                 chat_template,
             )?,
         )?;
-        run_detached(py, || call.run(None))
+        interruptible(py, &self.tok, move |_, cancel| call.run(Some(cancel)))
     }
 
     /// Awaitable `tokenize_trajectory_groups`, run on the core scheduler; cancelling the awaiting
@@ -539,7 +561,7 @@ impl Tokenizer {
             chat_template,
         )?;
         let call = self.history_call(history, advantage, opts)?;
-        run_detached(py, || call.run())
+        interruptible(py, &self.tok, move |_, _| call.run())
     }
 
     /// Awaitable `tokenize_trajectory`, run on the core scheduler.

@@ -191,19 +191,41 @@ impl Drop for EncodeFuture {
 /// test, a binding's sync twin) needs — no async runtime.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        if let Some(v) = wait_for(&mut fut, None) {
+            return v;
+        }
+    }
+}
+
+/// Poll `fut` on the current thread, parking between polls, for at most `timeout` (`None`:
+/// until it is ready): `None` if it is still pending then. A sync caller that must do
+/// something now and then while it waits (a binding checking for Ctrl-C) loops on this.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn wait_for<F: Future + Unpin>(fut: &mut F, timeout: Option<std::time::Duration>) -> Option<F::Output> {
     struct ThreadWaker(std::thread::Thread);
     impl std::task::Wake for ThreadWaker {
         fn wake(self: Arc<Self>) {
             self.0.unpark();
         }
     }
-    let mut fut = std::pin::pin!(fut);
+    let deadline = timeout.map(|t| std::time::Instant::now() + t);
     let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
     let mut cx = Context::from_waker(&waker);
     loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
+        if let Poll::Ready(v) = Pin::new(&mut *fut).poll(&mut cx) {
+            return Some(v);
         }
-        std::thread::park();
+        match deadline {
+            None => std::thread::park(),
+            Some(d) => {
+                let now = std::time::Instant::now();
+                if now >= d {
+                    return None;
+                }
+                std::thread::park_timeout(d - now);
+            }
+        }
     }
 }

@@ -45,7 +45,7 @@ cfg_if::cfg_if! {
         pub mod fork;
         mod scheduler;
         pub use scheduler::{Scheduler, DEFAULT_WORKER_NICE, SHORT_LANE_MAX_BYTES};
-        pub use future::block_on;
+        pub use future::{block_on, wait_for};
         /// Pieces of the fast engine that benchmarks comparing against standalone `fastokens`
         /// need (the same vocabulary normalisation).
         #[doc(hidden)]

@@ -405,12 +405,25 @@ impl Tokenizer {
     /// Encode with explicit options, on the calling thread for short texts and in parallel
     /// pieces on the scheduler's pool for long ones.
     pub fn encode_with(&self, text: &str, opts: &EncodeOptions) -> Result<JobOutput> {
+        self.encode_until(text, opts, None)
+    }
+
+    /// [`encode_with`](Self::encode_with) that stops between pieces once `cancel` is set
+    /// ([`Error::Cancelled`]): how a front end makes a long blocking encode interruptible.
+    pub fn encode_with_cancel(&self, text: &str, opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<JobOutput> {
+        self.encode_until(text, opts, Some(cancel))
+    }
+
+    fn encode_until(&self, text: &str, opts: &EncodeOptions, cancel: Option<&crate::CancelFlag>) -> Result<JobOutput> {
+        if cancel.is_some_and(crate::CancelFlag::is_cancelled) {
+            return Err(Error::Cancelled);
+        }
         #[cfg(not(target_arch = "wasm32"))]
         if text.len() >= PARALLEL_MIN_BYTES && self.inner.planner.rules.is_chunked() {
             let threads = self.inner.scheduler.threads().max(1);
             let piece = opts.piece_bytes.unwrap_or_else(|| (text.len() / (threads * 4)).clamp(16 * 1024, 1 << 20));
             let job = self.job(text, EncodeOptions { piece_bytes: Some(piece), ..opts.clone() });
-            job.run_parallel();
+            job.run_parallel_until(cancel);
             return job.finish();
         }
         // One piece on native (the parallel path above handles long texts); on wasm32 long
@@ -448,6 +461,17 @@ impl Tokenizer {
     /// Ids of many texts in parallel.
     pub fn encode_batch_ids<S: AsRef<str> + Sync>(&self, texts: &[S], add_special_tokens: bool) -> Result<Vec<Vec<u32>>> {
         self.map_batch(texts, |t| self.encode_ids(t.as_ref(), add_special_tokens))
+    }
+
+    /// Many texts in parallel with explicit options, stopping once `cancel` is set
+    /// ([`Error::Cancelled`]; see [`encode_with_cancel`](Self::encode_with_cancel)).
+    pub fn encode_batch_with_cancel<S: AsRef<str> + Sync>(
+        &self,
+        texts: &[S],
+        opts: &EncodeOptions,
+        cancel: &crate::CancelFlag,
+    ) -> Result<Vec<JobOutput>> {
+        self.map_batch(texts, |t| self.encode_with_cancel(t.as_ref(), opts, cancel))
     }
 
     fn map_batch<T: Sync, R: Send>(&self, items: &[T], f: impl Fn(&T) -> Result<R> + Sync + Send) -> Result<Vec<R>> {

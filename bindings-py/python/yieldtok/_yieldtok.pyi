@@ -294,7 +294,10 @@ class BatchEncoding(Sequence[Encoding]):
 class Tokenizer:
     """A tokenizer: thread-safe, share one instance across threads and tasks; picklable (by its
     ``tokenizer.json``). Sync methods release the GIL while they work; long texts are encoded
-    in exact parallel pieces (same ids and offsets as a whole-text encode).
+    in exact parallel pieces (same ids and offsets as a whole-text encode). Sync calls that wait
+    for the core's pool (texts of 64 KB or more, batches, trajectories) are interruptible:
+    Ctrl-C raises ``KeyboardInterrupt`` at once and stops the work. Fork-safe: after
+    ``os.fork()`` every method works in the child (which starts its own pool on first use).
 
     The ``async_*`` methods return awaitables (``asyncio.Future``, like ``tokenizers``; wrap
     with ``asyncio.ensure_future`` to get a task) that run on the core's bounded scheduler and
