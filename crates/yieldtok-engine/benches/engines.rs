@@ -7,14 +7,18 @@
 //! `tokenizers` on both inputs (a benchmark of wrong results is worthless).
 //!
 //! ```text
-//! cargo bench -p yieldtok-engine --bench engines -- [--runs N] [fixture ...]
+//! cargo bench -p yieldtok-engine --bench engines -- [--runs N] [--general] [fixture ...]
 //! ```
+//!
+//! `--general`: load the engine without its fast paths (`LoadOptions { fast_paths: false }`:
+//! the general normalizer instead of `char_replace` and `unicode_chunks`), to measure them.
 //!
 //! fastokens needs a dense vocabulary: for gpt4o the gapped entries that are also added tokens
 //! are removed from `model.vocab` first, as yieldtok's core does before building it.
 
 use std::time::Duration;
 
+use yieldtok_engine::load::LoadOptions;
 use yieldtok_engine::{Engine, PieceOptions, Tokens};
 use yieldtok_testkit::{corpus, fixtures};
 
@@ -75,6 +79,8 @@ fn main() {
         runs = args[i + 1].parse().expect("--runs N");
         args.drain(i..i + 2);
     }
+    let fast_paths = !args.iter().any(|a| a == "--general");
+    args.retain(|a| a != "--general");
     let names: Vec<&'static str> = if args.is_empty() {
         fixtures::NAMES.to_vec()
     } else {
@@ -89,7 +95,7 @@ fn main() {
         let json = std::fs::read_to_string(&path).unwrap();
         let load = |f: &mut dyn FnMut()| timed(f);
         let mut engine = None;
-        let t_engine = load(&mut || engine = Some(Engine::from_json(&json).expect("engine loads")));
+        let t_engine = load(&mut || engine = Some(Engine::from_json_with(&json, LoadOptions { fast_paths }).expect("engine loads")));
         let engine = engine.unwrap();
         let mut hf = None;
         let t_hf = load(&mut || hf = Some(tokenizers::Tokenizer::from_file(&path).unwrap()));

@@ -7,13 +7,15 @@
 //! refuses at load ([`LoadError::Unsupported`]). The design, stage by stage: `DESIGN.md`.
 //!
 //! Module map, by pipeline stage: [`load`] (`tokenizer.json` → pipeline), [`added`] (added
-//! tokens), [`normalized`] (the alignment-tracking string), [`normalizers`] (and the
-//! SentencePiece normalizer's fast path, `char_replace`),
+//! tokens), [`normalized`] (the alignment-tracking string), [`normalizers`] (and the fast
+//! paths of the SentencePiece normalizer, `char_replace`, and of the Unicode forms,
+//! `unicode_chunks`),
 //! [`pre_tokenizers`] (with hand-written scanners in [`pre_tokenizers::scan`]), [`models`],
 //! [`pipeline`] (the encode loop), [`error`].
 
 pub mod added;
 mod char_replace;
+pub mod compact;
 pub mod cuts;
 pub mod error;
 pub mod load;
@@ -22,6 +24,7 @@ pub mod normalized;
 pub mod normalizers;
 pub mod pipeline;
 pub mod pre_tokenizers;
+mod unicode_chunks;
 
 use std::sync::atomic::AtomicBool;
 
@@ -64,6 +67,8 @@ pub struct PieceOptions<'a> {
 /// A loaded engine. `Send + Sync`: share it by `Arc` across threads.
 pub struct Engine {
     pipeline: pipeline::Pipeline,
+    /// What the compact form keeps of the file besides the model's tables.
+    source: load::Source,
 }
 
 impl Engine {
@@ -75,7 +80,51 @@ impl Engine {
     /// [`Engine::from_json`] with options (tests: the general components instead of the fast
     /// paths, to prove the fast paths against them).
     pub fn from_json_with(json: &str, options: load::LoadOptions) -> Result<Engine, LoadError> {
-        Ok(Engine { pipeline: load::load(json, options)? })
+        let (pipeline, source) = load::load_with_source(json, options)?;
+        Ok(Engine { pipeline, source })
+    }
+
+    /// The compact form of this engine ([`compact`]): bytes that [`Engine::from_bytes`] of the
+    /// same engine version reads back into an engine with the same results, much faster than
+    /// `tokenizer.json` loads. Engines with a WordPiece or Unigram model have none yet
+    /// ([`LoadError::Unsupported`]).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, LoadError> {
+        let mut w = compact::Writer::default();
+        let s = &self.source;
+        w.bytes(s.added_tokens.as_bytes());
+        w.bytes(s.normalizer.as_bytes());
+        w.bytes(s.pre_tokenizer.as_bytes());
+        let ids: Vec<u32> = s.added_ids.iter().map(|id| id.unwrap_or(u32::MAX)).collect();
+        w.u32s(&ids);
+        w.u8(s.options.fast_paths as u8);
+        self.pipeline.write_model(&mut w)?;
+        Ok(w.finish())
+    }
+
+    /// Read the bytes of [`Engine::to_bytes`]. Truncated, corrupt or foreign bytes (another
+    /// format or engine version) give [`LoadError::Compact`], never a panic.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Engine, LoadError> {
+        let mut r = compact::Reader::open(bytes)?;
+        let added_tokens = r.str()?.to_string();
+        let normalizer = r.str()?.to_string();
+        let pre_tokenizer = r.str()?.to_string();
+        let added_ids = compact::le_u32s(r.u32s()?)
+            .map(|id| match id {
+                u32::MAX => Ok(None),
+                id if id <= load::MAX_ID => Ok(Some(id)),
+                id => Err(compact::corrupt(format!("added token id {id}"))),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let options = load::LoadOptions { fast_paths: r.bool()? };
+        let model = pipeline::Pipeline::read_model(&mut r)?;
+        r.end()?;
+        let source = load::Source { added_tokens, normalizer, pre_tokenizer, added_ids, options };
+        // The JSON parts were checked by the checksum; a malformed one is still refused here.
+        let pipeline = load::from_source(&source, model).map_err(|e| match e {
+            LoadError::Malformed(e) => compact::corrupt(format!("a JSON part: {e}")),
+            e => e,
+        })?;
+        Ok(Engine { pipeline, source })
     }
 
     /// Encode one piece: `tokenizers`' `encode(text, add_special_tokens = false)` without

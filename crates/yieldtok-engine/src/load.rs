@@ -18,6 +18,7 @@ use crate::normalized::Normalized;
 use crate::normalizers;
 use crate::pipeline::Pipeline;
 use crate::pre_tokenizers;
+use crate::unicode_chunks;
 
 /// The largest token id accepted (a hostile file cannot make the engine size tables by it).
 pub const MAX_ID: u32 = 1 << 28;
@@ -26,14 +27,53 @@ pub const MAX_ID: u32 = 1 << 28;
 struct TokenizerJson<'a> {
     #[serde(default)]
     version: Option<String>,
-    #[serde(default)]
-    added_tokens: Vec<AddedTokenJson>,
-    #[serde(default)]
-    normalizer: Option<Value>,
-    #[serde(default)]
-    pre_tokenizer: Option<Value>,
+    #[serde(default, borrow)]
+    added_tokens: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    normalizer: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pre_tokenizer: Option<&'a RawValue>,
     #[serde(borrow)]
     model: &'a RawValue,
+}
+
+/// The parts of a `tokenizer.json` besides the model, as JSON text (what the compact form
+/// keeps of them: they are small, and rebuilt by the same code as a file load), and the model
+/// ids of the added tokens' contents (the string vocabulary is not kept).
+pub(crate) struct Source {
+    pub added_tokens: String,
+    pub normalizer: String,
+    pub pre_tokenizer: String,
+    pub added_ids: Vec<Option<u32>>,
+    pub options: LoadOptions,
+}
+
+/// The parsed small parts (see [`Source`]).
+struct Parts {
+    added: Vec<AddedTokenJson>,
+    normalizer: Option<Value>,
+    normalizer_fn: Option<Box<dyn normalizers::Normalize>>,
+    continuation: Option<Option<Box<dyn normalizers::Normalize>>>,
+    pre: pre_tokenizers::PreTokenizer,
+}
+
+fn parse_parts(added: &str, normalizer: &str, pre: &str) -> Result<Parts, LoadError> {
+    let added: Option<Vec<AddedTokenJson>> = serde_json::from_str(added).map_err(LoadError::Malformed)?;
+    let normalizer: Option<Value> = serde_json::from_str(normalizer).map_err(LoadError::Malformed)?;
+    let pre: Option<Value> = serde_json::from_str(pre).map_err(LoadError::Malformed)?;
+    let (normalizer_fn, continuation) = match &normalizer {
+        None => (None, None),
+        Some(v) => {
+            let cont = if normalizers::has_prepend(v) { Some(normalizers::from_json_continuation(v)?) } else { None };
+            (normalizers::from_json(v)?, cont)
+        }
+    };
+    let pre = pre_tokenizers::from_json(pre.as_ref())?;
+    Ok(Parts { added: added.unwrap_or_default(), normalizer, normalizer_fn, continuation, pre })
+}
+
+fn raw_or_null(v: Option<&RawValue>) -> &str {
+    v.map_or("null", RawValue::get)
 }
 
 #[derive(Deserialize)]
@@ -58,21 +98,70 @@ impl Default for LoadOptions {
 
 /// Build the pipeline of a `tokenizer.json`.
 pub fn load(json: &str, options: LoadOptions) -> Result<Pipeline, LoadError> {
+    load_with_source(json, options).map(|(p, _)| p)
+}
+
+/// [`load`], also returning what the compact form keeps of the file.
+pub(crate) fn load_with_source(json: &str, options: LoadOptions) -> Result<(Pipeline, Source), LoadError> {
     let file: TokenizerJson = serde_json::from_str(json).map_err(LoadError::Malformed)?;
     if let Some(v) = &file.version {
         if v != "1.0" {
             return Err(LoadError::Unsupported(format!("tokenizer.json version {v:?}")));
         }
     }
-    let (normalizer, continuation) = match &file.normalizer {
-        None => (None, None),
-        Some(v) => {
-            let cont = if normalizers::has_prepend(v) { Some(normalizers::from_json_continuation(v)?) } else { None };
-            (normalizers::from_json(v)?, cont)
-        }
+    let mut source = Source {
+        added_tokens: raw_or_null(file.added_tokens).to_string(),
+        normalizer: raw_or_null(file.normalizer).to_string(),
+        pre_tokenizer: raw_or_null(file.pre_tokenizer).to_string(),
+        added_ids: Vec::new(),
+        options,
     };
-    let pre = pre_tokenizers::from_json(file.pre_tokenizer.as_ref())?;
+    let parts = parse_parts(&source.added_tokens, &source.normalizer, &source.pre_tokenizer)?;
     let kind: ModelType = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
+    let model = match kind.kind.as_deref() {
+        Some("BPE") => None,
+        Some("WordPiece") => Some(Model::WordPiece(WordPiece::from_json_str(file.model.get())?)),
+        Some("Unigram") => Some(Model::Unigram(Unigram::from_json_str(file.model.get())?)),
+        Some(other) => return Err(LoadError::Unsupported(format!("model {other}"))),
+        None => return Err(LoadError::Unsupported("a model without a type".into())),
+    };
+    if let Some(model) = model {
+        let id = |s: &str| match &model {
+            Model::WordPiece(m) => m.token_to_id(s),
+            Model::Unigram(m) => m.token_to_id(s),
+            Model::Bpe(_) => None,
+        };
+        source.added_ids = parts.added.iter().map(|t| id(&t.content)).collect();
+        let ids = source.added_ids.clone();
+        return Ok((assemble(parts, &ids, model, options)?, source));
+    }
+    let bpe_json: BpeJson = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
+    let units = if parts.pre.byte_level { Units::Bytes } else { Units::Chars };
+    let (bpe, str_vocab) = Bpe::from_json(&bpe_json, units)?;
+    source.added_ids = parts.added.iter().map(|t| str_vocab.get(&t.content)).collect();
+    drop(str_vocab);
+    let ids = source.added_ids.clone();
+    Ok((assemble(parts, &ids, Model::Bpe(bpe), options)?, source))
+}
+
+/// Build a pipeline from the compact form's parts (see [`crate::compact`]).
+pub(crate) fn from_source(source: &Source, model: Model) -> Result<Pipeline, LoadError> {
+    let parts = parse_parts(&source.added_tokens, &source.normalizer, &source.pre_tokenizer)?;
+    if parts.added.len() != source.added_ids.len() {
+        return Err(LoadError::Compact("added tokens and their ids differ in number".into()));
+    }
+    if let Model::Bpe(bpe) = &model {
+        if (bpe.units() == Units::Bytes) != parts.pre.byte_level {
+            return Err(LoadError::Compact("the model's units do not match the pre-tokenizer".into()));
+        }
+    }
+    assemble(parts, &source.added_ids, model, source.options)
+}
+
+/// The pipeline from the parsed parts and the model; `added_ids[i]`: the model id of the
+/// content of `parts.added[i]`.
+fn assemble(parts: Parts, added_ids: &[Option<u32>], model: Model, options: LoadOptions) -> Result<Pipeline, LoadError> {
+    let normalizer = parts.normalizer_fn;
     let normalize = |s: &str| -> Result<String, LoadError> {
         match &normalizer {
             None => Ok(s.to_string()),
@@ -84,35 +173,19 @@ pub fn load(json: &str, options: LoadOptions) -> Result<Pipeline, LoadError> {
             }
         }
     };
-    match kind.kind.as_deref() {
-        Some("BPE") => {}
-        Some("WordPiece" | "Unigram") => {
-            let model = if kind.kind.as_deref() == Some("WordPiece") {
-                Model::WordPiece(WordPiece::from_json_str(file.model.get())?)
-            } else {
-                Model::Unigram(Unigram::from_json_str(file.model.get())?)
-            };
-            let size = match &model {
-                Model::WordPiece(m) => m.vocab_size(),
-                Model::Unigram(m) => m.vocab_size(),
-                Model::Bpe(m) => m.vocab_size(),
-            };
-            let id = |s: &str| match &model {
-                Model::WordPiece(m) => m.token_to_id(s),
-                Model::Unigram(m) => m.token_to_id(s),
-                Model::Bpe(_) => None,
-            };
-            let added = AddedVocab::new(&file.added_tokens, size, id, normalize)?;
-            return Ok(Pipeline::new(added, normalizer, continuation, None, pre, model));
-        }
-        Some(other) => return Err(LoadError::Unsupported(format!("model {other}"))),
-        None => return Err(LoadError::Unsupported("a model without a type".into())),
+    let size = match &model {
+        Model::WordPiece(m) => m.vocab_size(),
+        Model::Unigram(m) => m.vocab_size(),
+        Model::Bpe(m) => m.vocab_size(),
+    };
+    let ids: std::collections::HashMap<&str, Option<u32>> =
+        parts.added.iter().zip(added_ids).map(|(t, &id)| (t.content.as_str(), id)).collect();
+    let added = AddedVocab::new(&parts.added, size, |s| ids.get(s).copied().flatten(), normalize)?;
+    if !matches!(model, Model::Bpe(_)) {
+        return Ok(Pipeline::new(added, normalizer, parts.continuation, None, false, parts.pre, model));
     }
-    let bpe_json: BpeJson = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
-    let units = if pre.byte_level { Units::Bytes } else { Units::Chars };
-    let (bpe, str_vocab) = Bpe::from_json(&bpe_json, units)?;
-    let added = AddedVocab::new(&file.added_tokens, bpe.vocab_size(), |s| str_vocab.get(s), normalize)?;
-    drop(str_vocab);
-    let char_replace = file.normalizer.as_ref().filter(|_| options.fast_paths).and_then(CharReplace::from_json);
-    Ok(Pipeline::new(added, normalizer, continuation, char_replace, pre, Model::Bpe(bpe)))
+    let fast = options.fast_paths;
+    let char_replace = parts.normalizer.as_ref().filter(|_| fast).and_then(CharReplace::from_json);
+    let unicode_chunks = fast && parts.normalizer.as_ref().is_some_and(unicode_chunks::is_unicode_form);
+    Ok(Pipeline::new(added, normalizer, parts.continuation, char_replace, unicode_chunks, parts.pre, model))
 }

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::added::{AddedVocab, Piece};
 use crate::char_replace::CharReplace;
+use crate::unicode_chunks::Chunked;
 use crate::error::EncodeError;
 use crate::models::bpe::{Bpe, BpeScratch};
 use crate::models::bpe_cache::{Hit, WordCache};
@@ -29,6 +30,8 @@ pub struct Pipeline {
     /// The normalizer's fast path, when it has the SentencePiece shape (used instead of
     /// `normalizer`).
     char_replace: Option<CharReplace>,
+    /// The normalizer is one Unicode form, normalized by chunks ([`crate::unicode_chunks`]).
+    unicode_chunks: bool,
     pre: PreTokenizer,
     model: Model,
 }
@@ -82,6 +85,7 @@ struct Scratch {
     word: String,
     bpe: BpeScratch,
     norm_text: String,
+    chunked: Chunked,
 }
 
 /// Pre-tokens between two reads of the cancel flag.
@@ -113,10 +117,30 @@ impl Pipeline {
         normalizer: Option<Box<dyn Normalize>>,
         continuation: Option<Option<Box<dyn Normalize>>>,
         char_replace: Option<CharReplace>,
+        unicode_chunks: bool,
         pre: PreTokenizer,
         model: Model,
     ) -> Self {
-        Pipeline { added, normalizer, continuation, char_replace, pre, model }
+        Pipeline { added, normalizer, continuation, char_replace, unicode_chunks, pre, model }
+    }
+
+    /// The model's part of the compact form ([`crate::compact`]).
+    pub(crate) fn write_model(&self, w: &mut crate::compact::Writer) -> Result<(), crate::LoadError> {
+        match &self.model {
+            Model::Bpe(bpe) => {
+                w.u8(1);
+                bpe.write_compact(w);
+                Ok(())
+            }
+            other => Err(crate::LoadError::Unsupported(format!("a compact form of {}", other.describe()))),
+        }
+    }
+
+    pub(crate) fn read_model(r: &mut crate::compact::Reader<'_>) -> Result<Model, crate::LoadError> {
+        match r.u8()? {
+            1 => Ok(Model::Bpe(Bpe::read_compact(r)?)),
+            k => Err(crate::compact::corrupt(format!("model kind {k}"))),
+        }
     }
 
     pub fn added(&self) -> &AddedVocab {
@@ -229,6 +253,18 @@ impl Pipeline {
             _ => self.normalizer.as_deref(),
         };
         match normalizer {
+            Some(n) if self.unicode_chunks && !n.is_identity_on(seg) => {
+                let mut chunked = std::mem::take(&mut s.chunked);
+                let r = if chunked.normalize(n, seg)? {
+                    let map = chunked.map(start);
+                    self.tokenize_segment(&chunked.text, &map, continuation, opts, s, cache, sink, word)
+                } else {
+                    let map = Identity { text: seg, base: start };
+                    self.tokenize_segment(seg, &map, continuation, opts, s, cache, sink, word)
+                };
+                s.chunked = chunked;
+                r
+            }
             Some(n) if !n.is_identity_on(seg) => {
                 let mut norm = Normalized::new(seg, start);
                 n.normalize(&mut norm)?;

@@ -548,3 +548,146 @@ pub(crate) fn utf8_len(b0: u8) -> usize {
         _ => 4,
     }
 }
+
+/// The compact form (see [`crate::compact`]): the tables of a loaded model, read back
+/// without the string vocabulary or the merge list.
+impl Bpe {
+    pub(crate) fn write_compact(&self, w: &mut crate::compact::Writer) {
+        w.u8(match self.units {
+            Units::Bytes => 0,
+            Units::Chars => 1,
+        });
+        w.u8(self.fuse_unk as u8);
+        w.u8(self.ignore_merges as u8);
+        w.u32(self.unk.unwrap_or(NONE));
+        w.u64(self.vocab_size as u64);
+        w.u32s(&self.byte_ids);
+        match &self.fallback {
+            None => w.u8(0),
+            Some(f) => {
+                w.u8(1);
+                w.u32s(&f[..]);
+            }
+        }
+        let mut ids = Vec::with_capacity(self.vocab.len());
+        let mut lens = Vec::with_capacity(self.vocab.len());
+        let mut blob = Vec::new();
+        for (k, &id) in &self.vocab {
+            ids.push(id);
+            lens.push(k.len() as u32);
+            blob.extend_from_slice(k);
+        }
+        w.u32s(&ids);
+        w.u32s(&lens);
+        w.bytes(&blob);
+        let merges: Vec<u32> = self.merges.entries().flat_map(|(a, b, r, m)| [a, b, r, m]).collect();
+        w.u32s(&merges);
+        match &self.cuts {
+            None => w.u8(0),
+            Some(c) => {
+                w.u8(1);
+                let joined: Vec<u32> = c.joined.iter().map(|&c| c as u32).collect();
+                w.u32s(&joined);
+            }
+        }
+    }
+
+    pub(crate) fn read_compact(r: &mut crate::compact::Reader<'_>) -> Result<Bpe, LoadError> {
+        use crate::compact::{corrupt, le_u32s};
+        let id_ok = |id: u32, what: &str| {
+            if id <= crate::load::MAX_ID {
+                Ok(id)
+            } else {
+                Err(corrupt(format!("{what} id {id} out of range")))
+            }
+        };
+        let units = match r.u8()? {
+            0 => Units::Bytes,
+            1 => Units::Chars,
+            u => return Err(corrupt(format!("BPE units {u}"))),
+        };
+        let fuse_unk = r.bool()?;
+        let ignore_merges = r.bool()?;
+        let unk = match r.u32()? {
+            NONE => None,
+            u => Some(id_ok(u, "unknown token")?),
+        };
+        let vocab_size = r.u64()?;
+        if vocab_size > crate::load::MAX_ID as u64 + 1 {
+            return Err(corrupt(format!("vocabulary size {vocab_size}")));
+        }
+        let vocab_size = vocab_size as usize;
+        let table = |b: &[u8], what: &str| -> Result<[u32; 256], LoadError> {
+            if b.len() != 256 * 4 {
+                return Err(corrupt(format!("{what}: {} bytes", b.len())));
+            }
+            let mut t = [NONE; 256];
+            for (slot, v) in t.iter_mut().zip(le_u32s(b)) {
+                *slot = if v == NONE { v } else { id_ok(v, what)? };
+            }
+            Ok(t)
+        };
+        let byte_ids = table(r.u32s()?, "byte ids")?;
+        if units == Units::Bytes && byte_ids.contains(&NONE) {
+            return Err(corrupt("a ByteLevel model without the id of every byte"));
+        }
+        let fallback = if r.bool()? { Some(Box::new(table(r.u32s()?, "fallback ids")?)) } else { None };
+        let ids = r.u32s()?;
+        let lens = r.u32s()?;
+        let blob = r.bytes()?;
+        if ids.len() != lens.len() {
+            return Err(corrupt("vocabulary ids and lengths differ in number"));
+        }
+        let mut vocab: HashMap<Box<[u8]>, u32, _> = HashMap::with_capacity_and_hasher(ids.len() / 4, Default::default());
+        let mut at = 0usize;
+        for (id, len) in le_u32s(ids).zip(le_u32s(lens)) {
+            let end = at.checked_add(len as usize).filter(|&e| e <= blob.len());
+            let end = end.ok_or_else(|| corrupt("vocabulary keys run past their bytes"))?;
+            let key = &blob[at..end];
+            if units == Units::Chars && std::str::from_utf8(key).is_err() {
+                return Err(corrupt("a vocabulary key that is not UTF-8"));
+            }
+            vocab.insert(key.into(), id_ok(id, "vocabulary")?);
+            at = end;
+        }
+        if at != blob.len() {
+            return Err(corrupt("vocabulary bytes left over"));
+        }
+        let m = r.u32s()?;
+        if m.len() % 16 != 0 {
+            return Err(corrupt("merge table not in quadruples"));
+        }
+        let mut merges = PairMap::with_capacity(m.len() / 16);
+        let mut vals = le_u32s(m);
+        while let (Some(a), Some(b), Some(rank), Some(merged)) = (vals.next(), vals.next(), vals.next(), vals.next()) {
+            if rank == NO_RANK {
+                return Err(corrupt("a merge without a rank"));
+            }
+            merges.insert(id_ok(a, "merge")?, id_ok(b, "merge")?, rank, id_ok(merged, "merge")?);
+        }
+        let cuts = if r.bool()? {
+            let mut joined = std::collections::HashSet::new();
+            for c in le_u32s(r.u32s()?) {
+                joined.insert(char::from_u32(c).ok_or_else(|| corrupt(format!("char {c:#x}")))?);
+            }
+            let mut buf = [0; 4];
+            let finder = memchr::memmem::Finder::new(WORD_START.encode_utf8(&mut buf).as_bytes()).into_owned();
+            Some(SubwordCuts { joined, finder })
+        } else {
+            None
+        };
+        Ok(Bpe {
+            vocab,
+            merges,
+            units,
+            byte_ids,
+            fallback,
+            unk,
+            fuse_unk,
+            ignore_merges,
+            vocab_size,
+            cache_id: bpe_cache::new_cache_id(),
+            cuts,
+        })
+    }
+}

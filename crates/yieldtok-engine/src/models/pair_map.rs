@@ -104,6 +104,11 @@ impl PairMap {
         self.len
     }
 
+    /// Every entry as `(left, right, rank, merged)`, in table order (the compact form).
+    pub fn entries(&self) -> impl Iterator<Item = (u32, u32, u32, u32)> + '_ {
+        self.slots.iter().filter(|s| s.key != EMPTY).map(|s| ((s.key >> 32) as u32, s.key as u32, s.rank, s.merged))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
