@@ -2,21 +2,29 @@
 //! from `tokenizer.json` text, the engine from its compact form (`Engine::from_bytes`),
 //! `tokenizers` 0.23.2 (`Tokenizer::from_str`) and fastokens 0.3.5 (`serde_json` parse +
 //! `Tokenizer::from_json`), all from bytes already in memory. Medians of `--runs` runs (default
-//! 7) of wall-clock time (loading is single-threaded in all four). Resident memory: the growth
-//! of the resident set (`/proc/self/statm`) from loading one tokenizer and keeping it, each
-//! measured in a fresh child process (so no allocator state carries over), with the input
-//! bytes already resident and dropped before the second reading.
+//! 7) of process CPU time (all threads; steadier than wall time on a shared machine).
+//! Resident memory: the growth of the resident set (`/proc/self/statm`) from loading one
+//! tokenizer and keeping it, each measured in a fresh child process that reads its input from
+//! a file the parent wrote (so no allocator state carries over), with the input bytes already
+//! resident and dropped before the second reading.
 //!
 //! ```text
 //! cargo bench -p yieldtok-engine --bench load -- [--runs N] [fixture ...]
 //! ```
 
-use std::time::Instant;
+use std::time::Duration;
 
 use yieldtok_engine::Engine;
 use yieldtok_testkit::fixtures;
 
 const KINDS: [&str; 4] = ["engine json", "engine compact", "tokenizers", "fastokens"];
+
+fn cpu_time() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid out-pointer for clock_gettime.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -71,8 +79,8 @@ fn rss_bytes() -> u64 {
 }
 
 /// In a child: load `kind` of `name` once and print the resident growth.
-fn child(kind: &str, name: &str) {
-    let bytes = input(kind, name);
+fn child(kind: &str, path: &str) {
+    let bytes = std::fs::read(path).unwrap();
     let before = rss_bytes();
     let kept = load(kind, &bytes);
     drop(bytes);
@@ -98,7 +106,7 @@ fn main() {
     } else {
         fixtures::NAMES.iter().copied().filter(|n| args.iter().any(|a| a == n)).collect()
     };
-    println!("load: median of {runs} runs, wall ms; resident growth per loaded tokenizer, MB");
+    println!("load: median of {runs} runs, CPU ms; resident growth per loaded tokenizer, MB");
     println!("{:<12} {:>14} {:>14} {:>14} {:>14}   compact vs: json  tokenizers  fastokens", "fixture", KINDS[0], KINDS[1], KINDS[2], KINDS[3]);
     for name in names {
         let mut ms = Vec::new();
@@ -108,17 +116,20 @@ fn main() {
             let mut times = Vec::new();
             let mut refused = false;
             for _ in 0..runs {
-                let t = Instant::now();
+                let t = cpu_time();
                 let kept = load(kind, &bytes);
-                times.push(t.elapsed().as_secs_f64() * 1e3);
+                times.push((cpu_time() - t).as_secs_f64() * 1e3);
                 refused |= kept.is_none();
                 drop(kept);
             }
             ms.push(if refused { f64::NAN } else { median(times) });
+            let path = std::env::temp_dir().join(format!("yieldtok-load-bench-{}", std::process::id()));
+            std::fs::write(&path, &bytes).unwrap();
             let out = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--child", kind, name])
+                .args(["--child", kind, path.to_str().unwrap()])
                 .output()
                 .expect("child");
+            let _ = std::fs::remove_file(&path);
             let growth: i64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(-1);
             mem.push(if growth < 0 { f64::NAN } else { growth as f64 / 1e6 });
         }
