@@ -95,7 +95,9 @@ fn main() {
         let json = std::fs::read_to_string(&path).unwrap();
         let load = |f: &mut dyn FnMut()| timed(f);
         let mut engine = None;
-        let t_engine = load(&mut || engine = Some(Engine::from_json_with(&json, LoadOptions { fast_paths }).expect("engine loads")));
+        let t_engine = load(&mut || {
+            engine = Some(Engine::from_json_with(&json, LoadOptions { fast_paths }).expect("engine loads"))
+        });
         let engine = engine.unwrap();
         let mut hf = None;
         let t_hf = load(&mut || hf = Some(tokenizers::Tokenizer::from_file(&path).unwrap()));

@@ -107,7 +107,10 @@ fn main() {
         fixtures::NAMES.iter().copied().filter(|n| args.iter().any(|a| a == n)).collect()
     };
     println!("load: median of {runs} runs, CPU ms; resident growth per loaded tokenizer, MB");
-    println!("{:<12} {:>14} {:>14} {:>14} {:>14}   compact vs: json  tokenizers  fastokens", "fixture", KINDS[0], KINDS[1], KINDS[2], KINDS[3]);
+    println!(
+        "{:<12} {:>14} {:>14} {:>14} {:>14}   compact vs: json  tokenizers  fastokens",
+        "fixture", KINDS[0], KINDS[1], KINDS[2], KINDS[3]
+    );
     for name in names {
         let mut ms = Vec::new();
         let mut mem = Vec::new();

@@ -160,7 +160,12 @@ pub(crate) fn from_source(source: &Source, model: Model) -> Result<Pipeline, Loa
 
 /// The pipeline from the parsed parts and the model; `added_ids[i]`: the model id of the
 /// content of `parts.added[i]`.
-fn assemble(parts: Parts, added_ids: &[Option<u32>], model: Model, options: LoadOptions) -> Result<Pipeline, LoadError> {
+fn assemble(
+    parts: Parts,
+    added_ids: &[Option<u32>],
+    model: Model,
+    options: LoadOptions,
+) -> Result<Pipeline, LoadError> {
     let normalizer = parts.normalizer_fn;
     let normalize = |s: &str| -> Result<String, LoadError> {
         match &normalizer {

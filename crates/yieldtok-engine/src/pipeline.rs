@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::added::{AddedVocab, Piece};
 use crate::char_replace::CharReplace;
-use crate::unicode_chunks::Chunked;
 use crate::error::EncodeError;
 use crate::models::bpe::{Bpe, BpeScratch};
 use crate::models::bpe_cache::{Hit, WordCache};
@@ -18,6 +17,7 @@ use crate::models::{Model, Token};
 use crate::normalized::Normalized;
 use crate::normalizers::Normalize;
 use crate::pre_tokenizers::{CutScratch, PreTokenizer};
+use crate::unicode_chunks::Chunked;
 use crate::{PieceOptions, Tokens};
 
 /// A loaded pipeline (what [`crate::Engine`] wraps).

@@ -69,7 +69,11 @@ impl Chunked {
             }
             changed = true;
             if copied < start {
-                self.pieces.push(MapPiece { norm_start: self.text.len() as u32, orig_start: copied as u32, align: u32::MAX });
+                self.pieces.push(MapPiece {
+                    norm_start: self.text.len() as u32,
+                    orig_start: copied as u32,
+                    align: u32::MAX,
+                });
                 self.text.push_str(&seg[copied..start]);
             }
             self.pieces.push(MapPiece {
@@ -85,7 +89,11 @@ impl Chunked {
             return Ok(false);
         }
         if copied < seg.len() {
-            self.pieces.push(MapPiece { norm_start: self.text.len() as u32, orig_start: copied as u32, align: u32::MAX });
+            self.pieces.push(MapPiece {
+                norm_start: self.text.len() as u32,
+                orig_start: copied as u32,
+                align: u32::MAX,
+            });
             self.text.push_str(&seg[copied..]);
         }
         Ok(true)
@@ -182,9 +190,9 @@ mod tests {
     /// maps to ASCII, marks that reorder, `<` + U+0338 (an ASCII first element), CJK, emoji.
     const ALPHABET: &[&str] = &[
         "a", "e", "<", "=", " ", "\n", "1", "\u{301}", "\u{308}", "\u{323}", "\u{338}", "\u{327}", "\u{315}",
-        "\u{1100}", "\u{1161}", "\u{11A8}", "\u{AC00}", "가", "각", "é", "e\u{301}", "Å", "\u{212B}", "ﬁ", "Ａ",
-        "①", "½", "ｶ", "\u{FF9E}", "東", "ñ", "\u{FB01}", "👍🏽", "\u{0CC6}", "\u{0CD5}", "\u{0B47}", "\u{0B3E}",
-        "ǆ", "\u{2126}", "\u{F900}", "\u{1E9B}", "\u{0344}", "\u{0F73}",
+        "\u{1100}", "\u{1161}", "\u{11A8}", "\u{AC00}", "가", "각", "é", "e\u{301}", "Å", "\u{212B}", "ﬁ", "Ａ", "①",
+        "½", "ｶ", "\u{FF9E}", "東", "ñ", "\u{FB01}", "👍🏽", "\u{0CC6}", "\u{0CD5}", "\u{0B47}", "\u{0B3E}", "ǆ",
+        "\u{2126}", "\u{F900}", "\u{1E9B}", "\u{0344}", "\u{0F73}",
     ];
 
     fn random_text(seed: u64, len: usize) -> String {
@@ -221,7 +229,16 @@ mod tests {
             for seed in 0..3000u64 {
                 check(form, &random_text(seed, (seed % 24) as usize));
             }
-            for s in ["", "a", "\u{301}", "a\u{301}", "\u{301}a", "e\u{301}\u{323}x", "x\u{1100}\u{1161}\u{11A8}y", "각\u{11A8}"] {
+            for s in [
+                "",
+                "a",
+                "\u{301}",
+                "a\u{301}",
+                "\u{301}a",
+                "e\u{301}\u{323}x",
+                "x\u{1100}\u{1161}\u{11A8}y",
+                "각\u{11A8}",
+            ] {
                 check(form, s);
             }
         }

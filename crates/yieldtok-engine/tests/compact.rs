@@ -44,8 +44,13 @@ fn round_trip_gives_the_same_results_on_every_fixture() {
                     assert_eq!(back.added_tokens().collect::<Vec<_>>(), added, "{name}");
                     for text in texts(&added) {
                         for continuation in [false, true] {
-                            let (want, got) = (encode(&engine, &text, continuation), encode(&back, &text, continuation));
-                            assert!(want == got, "{name} (fast paths {fast_paths}): differs on {:?}", &text[..text.len().min(80)]);
+                            let (want, got) =
+                                (encode(&engine, &text, continuation), encode(&back, &text, continuation));
+                            assert!(
+                                want == got,
+                                "{name} (fast paths {fast_paths}): differs on {:?}",
+                                &text[..text.len().min(80)]
+                            );
                         }
                     }
                     assert_eq!(back.to_bytes().unwrap().len(), bytes.len(), "{name}: written again");

@@ -4,25 +4,23 @@
 //! right after and before ASCII, Hangul jamo and syllables, compatibility chars that NFKC maps
 //! to ASCII, marks that reorder — and of long segments with many chunks, or one huge chunk.
 
+use unicode_normalization_alignments::UnicodeNormalization;
 use yieldtok_engine::load::LoadOptions;
 use yieldtok_engine::{Engine, PieceOptions, Tokens};
-use unicode_normalization_alignments::UnicodeNormalization;
 use yieldtok_testkit::{corpus, fixtures};
 
 const FORMS: [&str; 4] = ["NFC", "NFD", "NFKC", "NFKD"];
 
 const EDGES: &[&str] = &[
-    "a", "e", "<", "=", " ", "  ", "\n", "1", "'s", "\u{301}", "\u{308}", "\u{323}", "\u{338}", "\u{327}",
-    "\u{315}", "\u{1100}", "\u{1161}", "\u{11A8}", "\u{AC00}", "각", "é", "e\u{301}", "Å", "\u{212B}", "ﬁ",
-    "Ａ", "ｂ", "①", "½", "ｶ", "\u{FF9E}", "東京", "ñ", "👍🏽", "\u{0B47}", "\u{0B3E}", "ǆ", "\u{2126}",
-    "\u{F900}", "\u{1E9B}", "\u{0344}", "\u{0F73}", "Hello", "wörld",
+    "a", "e", "<", "=", " ", "  ", "\n", "1", "'s", "\u{301}", "\u{308}", "\u{323}", "\u{338}", "\u{327}", "\u{315}",
+    "\u{1100}", "\u{1161}", "\u{11A8}", "\u{AC00}", "각", "é", "e\u{301}", "Å", "\u{212B}", "ﬁ", "Ａ", "ｂ", "①", "½",
+    "ｶ", "\u{FF9E}", "東京", "ñ", "👍🏽", "\u{0B47}", "\u{0B3E}", "ǆ", "\u{2126}", "\u{F900}", "\u{1E9B}", "\u{0344}",
+    "\u{0F73}", "Hello", "wörld",
 ];
 
 fn texts() -> Vec<String> {
     let mut rng = corpus::Rng(0x13);
-    let mut v: Vec<String> = (0..400)
-        .map(|k| (0..(k % 30)).map(|_| EDGES[rng.below(EDGES.len())]).collect())
-        .collect();
+    let mut v: Vec<String> = (0..400).map(|k| (0..(k % 30)).map(|_| EDGES[rng.below(EDGES.len())]).collect()).collect();
     // Pairs of edges, each way round.
     v.push(EDGES.iter().flat_map(|a| EDGES.iter().map(move |b| format!("{a}{b} "))).collect());
     v.extend(corpus::TROUBLE.iter().map(|s| s.to_string()));
@@ -49,8 +47,7 @@ fn unicode_forms_by_chunks_match_tokenizers() {
         assert!(engine.describe() == general.describe());
         for text in &texts {
             let want = oracle.encode(text.as_str(), false).unwrap();
-            let want_offsets: Vec<(u32, u32)> =
-                want.get_offsets().iter().map(|&(a, b)| (a as u32, b as u32)).collect();
+            let want_offsets: Vec<(u32, u32)> = want.get_offsets().iter().map(|&(a, b)| (a as u32, b as u32)).collect();
             let want_words: Vec<u32> = want.get_word_ids().iter().map(|w| w.unwrap()).collect();
             let chars = text.chars();
             let normal: String = match form {
