@@ -18,6 +18,7 @@ mod blocking;
 mod bridge;
 mod chat;
 mod encoding;
+mod longtext;
 mod errors;
 mod pyjson;
 mod tokenized;

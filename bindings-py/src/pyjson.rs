@@ -4,12 +4,21 @@
 //! `json.dumps` here, mostly because floats are formatted by `ryu` instead of through Python
 //! `repr` strings.
 //!
-//! Same output as `json.dumps(obj, allow_nan=False)` up to formatting, except what the
-//! trajectory parser skips (below): `dict`, `list`, `tuple`, `str`, `int`, `float`, `bool`,
-//! `None` (and their subclasses); dict keys that are `int`, `float`, `bool` or `None` become
-//! strings as `json.dumps` does; NaN/infinity raise `TokenizerValueError` (JSON has no
-//! spelling for them); anything else goes through a hook (ART's pydantic objects and other
-//! duck-typed values, see `trajectory::json_default`) whose result is written instead.
+//! Same output as `json.dumps(obj)` up to formatting, except what the trajectory parser skips
+//! (below): `dict`, `list`, `tuple`, `str`, `int`, `float`, `bool`, `None` (and their
+//! subclasses); dict keys that are `int`, `float`, `bool` or `None` become strings as
+//! `json.dumps` does; NaN and infinities are written as the core's marker strings
+//! (`yieldtok::trajectory::lenient::NAN_MARKER` & co.), which its float fields read as those
+//! values (`json.dumps` writes `NaN` / `Infinity`, which JSON lacks); anything else goes
+//! through a hook (ART's pydantic objects and other duck-typed values, see
+//! `trajectory::json_default`) whose result is written instead.
+//!
+//! A trajectory that cannot be written (a `str` with a lone surrogate, an object the hook
+//! cannot convert, a NaN dict key) does not fail the batch: when writing fails, the groups are
+//! written again *carefully* — each trajectory tried first on its own, and one that fails
+//! written as the core's invalid marker (`lenient::invalid_marker`) with the reason and the
+//! field path (`messages_and_choices[2].content: ...`), so that the core reports that
+//! trajectory and keeps the others. A failure outside any trajectory is raised.
 //!
 //! What the core's trajectory parser would only skip is left out (this writer serves
 //! trajectory input only): in a Choice — an item of a `messages_and_choices` list that the
@@ -27,30 +36,81 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
+use yieldtok::trajectory::lenient::{invalid_marker, non_finite_marker};
+
 use crate::errors::TokenizerValueError;
 
 /// A `str`'s UTF-8, borrowed: CPython keeps it with the string (for an ASCII string it is the
-/// string's own data), so nothing is copied or allocated per string.
+/// string's own data), so nothing is copied or allocated per string. A lone surrogate is a
+/// `TokenizerValueError` naming it.
 fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
-    s.to_str()
+    s.to_str().map_err(|e| crate::tokenizer::surrogate_error(s, e, "a str", 0))
 }
 
 /// Deeper nesting than this is refused (`json.dumps` raises `RecursionError` similarly).
 const MAX_DEPTH: usize = 512;
 
-/// The JSON text of trajectory input `obj`; `hook` converts values that are not JSON data.
-pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook) -> PyResult<Vec<u8>> {
-    let ctx = Ctx { hook, err: RefCell::new(None) };
-    let mut out = Vec::with_capacity(1 << 16);
-    match serde_json::to_writer(&mut out, &Node { obj, ctx: &ctx, depth: 0, place: Place::Any }) {
-        Ok(()) => Ok(out),
-        Err(e) => Err(ctx.err.into_inner().unwrap_or_else(|| TokenizerValueError::new_err(e.to_string()))),
+/// The JSON text of trajectory input `obj` (a list of groups when `groups`, else one history
+/// or trajectory); `hook` converts values that are not JSON data.
+pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook, groups: bool) -> PyResult<Vec<u8>> {
+    let root = if groups { Place::Groups } else { Place::Any };
+    let write = |careful: bool| {
+        let ctx = Ctx { hook, err: RefCell::new(None), careful, path: RefCell::new(Vec::new()), failed_at: RefCell::new(None) };
+        let mut out = Vec::with_capacity(1 << 16);
+        match serde_json::to_writer(&mut out, &Node { obj, ctx: &ctx, depth: 0, place: root }) {
+            Ok(()) => Ok(out),
+            Err(e) => Err(ctx.err.into_inner().unwrap_or_else(|| TokenizerValueError::new_err(e.to_string()))),
+        }
+    };
+    match write(false) {
+        Err(_) if groups => write(true),
+        r => r,
     }
 }
 
 struct Ctx {
     hook: Hook,
     err: RefCell<Option<PyErr>>,
+    /// Writing trajectory by trajectory (see the module docs).
+    careful: bool,
+    /// In careful mode: the path from the current trajectory to the value being written.
+    path: RefCell<Vec<Seg>>,
+    /// The path where the first failure of the current trajectory happened.
+    failed_at: RefCell<Option<String>>,
+}
+
+/// A step of a field path.
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+impl Ctx {
+    fn path_text(&self) -> String {
+        let mut out = String::new();
+        for seg in self.path.borrow().iter() {
+            match seg {
+                Seg::Key(k) if out.is_empty() => out.push_str(k),
+                Seg::Key(k) => {
+                    out.push('.');
+                    out.push_str(k);
+                }
+                Seg::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+
+    /// Run `f` with `seg` on the path (careful mode only).
+    fn at<T>(&self, seg: impl FnOnce() -> Seg, f: impl FnOnce() -> T) -> T {
+        if !self.careful {
+            return f();
+        }
+        self.path.borrow_mut().push(seg());
+        let r = f();
+        self.path.borrow_mut().pop();
+        r
+    }
 }
 
 /// Converts a value that is not JSON data into one that is (or fails).
@@ -63,11 +123,20 @@ struct Node<'a, 'py> {
     place: Place,
 }
 
-/// Where a value sits in trajectory input, as far as leaving out what the parser skips cares.
+/// Where a value sits in trajectory input, as far as leaving out what the parser skips (and
+/// writing trajectory by trajectory) cares.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Place {
-    /// The input's structure: lists of groups, groups, trajectories, histories.
+    /// The input's structure: histories, trajectories (and groups, outside a list of groups).
     Any,
+    /// A list of groups: its elements are [`Place::Group`]s.
+    Groups,
+    /// A group: a list of [`Place::Trajectory`]s, or a dict whose `trajectories` is one.
+    Group,
+    /// A group's `trajectories` list.
+    Trajectories,
+    /// A trajectory of a list of groups (written on its own in careful mode).
+    Trajectory,
     /// Data the parser takes as it is (tools, messages, rewards, ...): nothing is left out.
     Data,
     /// A `messages_and_choices` list: its elements are [`Place::Item`]s.
@@ -97,7 +166,9 @@ impl<'a, 'py> Node<'a, 'py> {
     fn place_of(place: Place, key: &str) -> Option<Place> {
         use yieldtok::trajectory::{choice_logprobs_key_read, logprob_entry_key_read};
         match place {
-            Place::Any => Some(match key {
+            Place::Group if key == "trajectories" => Some(Place::Trajectories),
+            Place::Groups | Place::Group | Place::Trajectories => Some(Place::Data),
+            Place::Any | Place::Trajectory => Some(match key {
                 "messages_and_choices" => Place::Items,
                 "additional_histories" | "trajectories" => Place::Any,
                 _ => Place::Data,
@@ -109,10 +180,37 @@ impl<'a, 'py> Node<'a, 'py> {
         }
     }
 
-    /// Keep the Python exception; serde gets a placeholder.
+    /// Keep the Python exception (and, in careful mode, where it happened); serde gets a
+    /// placeholder.
     fn fail<E: serde::ser::Error>(&self, e: PyErr) -> E {
-        *self.ctx.err.borrow_mut() = Some(e);
+        let mut err = self.ctx.err.borrow_mut();
+        if err.is_none() && self.ctx.careful {
+            *self.ctx.failed_at.borrow_mut() = Some(self.ctx.path_text());
+        }
+        *err = Some(e);
         E::custom("python error")
+    }
+
+    /// Careful mode: this trajectory, tried on its own first; if it cannot be written, the
+    /// invalid marker with the reason instead (see the module docs).
+    fn careful_trajectory<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let body = Node { obj: self.obj, ctx: self.ctx, depth: self.depth, place: Place::Any };
+        self.ctx.path.borrow_mut().clear();
+        *self.ctx.failed_at.borrow_mut() = None;
+        if serde_json::to_writer(std::io::sink(), &body).is_ok() {
+            return body.serialize(s);
+        }
+        let Some(err) = self.ctx.err.borrow_mut().take() else {
+            return body.serialize(s); // (not a Python error: let it fail for real)
+        };
+        let path = self.ctx.failed_at.borrow_mut().take().unwrap_or_default();
+        let py = self.obj.py();
+        let what = if err.is_instance_of::<TokenizerValueError>(py) {
+            err.value(py).to_string()
+        } else {
+            format!("{}: {}", err.get_type(py).name().map(|n| n.to_string()).unwrap_or_default(), err.value(py))
+        };
+        s.serialize_str(&invalid_marker(&path, &what))
     }
 
     /// Write a dict entry (of a dict at `place`), or leave it out (see the module docs).
@@ -120,18 +218,24 @@ impl<'a, 'py> Node<'a, 'py> {
         if let Ok(key) = k.cast_exact::<PyString>() {
             let text = utf8(key).map_err(|e| self.fail::<M::Error>(e))?;
             return match Self::place_of(place, text) {
-                Some(child) => m.serialize_entry(text, &self.child_at(v, child)),
+                Some(child) => self.ctx.at(|| Seg::Key(text.to_string()), || m.serialize_entry(text, &self.child_at(v, child))),
                 None => Ok(()),
             };
         }
         let key = key_text(k).map_err(|e| self.fail::<M::Error>(e))?;
-        m.serialize_entry(&key, &self.child(v))
+        let name = || Seg::Key(match &key {
+            Key::Str(s) => s.to_string(),
+            Key::Text(t) => t.clone(),
+        });
+        self.ctx.at(name, || m.serialize_entry(&key, &self.child(v)))
     }
 
     /// The place of element `i` of this list.
     fn element_place(&self, i: usize) -> Place {
         match self.place {
             Place::Any => Place::Any,
+            Place::Groups => Place::Group,
+            Place::Group | Place::Trajectories => Place::Trajectory,
             Place::Items => Place::Item,
             Place::Entries => Place::Entry(i),
             _ => Place::Data,
@@ -153,11 +257,11 @@ impl<'a, 'py> Node<'a, 'py> {
     }
 }
 
-fn float<E: serde::ser::Error>(node: &Node<'_, '_>, x: f64) -> Result<f64, E> {
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err(node.fail(TokenizerValueError::new_err(format!("Out of range float values are not JSON compliant: {x}"))))
+/// A float: a JSON number, or the core's marker for a non-finite one.
+fn float<S: Serializer>(s: S, x: f64) -> Result<S::Ok, S::Error> {
+    match non_finite_marker(x) {
+        Some(marker) => s.serialize_str(marker),
+        None => s.serialize_f64(x),
     }
 }
 
@@ -167,12 +271,15 @@ impl Serialize for Node<'_, '_> {
         if self.depth > MAX_DEPTH {
             return Err(self.fail(PyRecursionError::new_err("maximum nesting depth exceeded while serialising trajectories")));
         }
+        if self.place == Place::Trajectory && self.ctx.careful {
+            return self.careful_trajectory(s);
+        }
         // The exact built-in types first (a pointer comparison each); subclasses below.
         if o.is_exact_instance_of::<PyString>() {
             return s.serialize_str(utf8(o.cast::<PyString>().expect("checked")).map_err(|e| self.fail(e))?);
         }
         if o.is_exact_instance_of::<PyFloat>() {
-            return s.serialize_f64(float(self, o.cast::<PyFloat>().expect("checked").value())?);
+            return float(s, o.cast::<PyFloat>().expect("checked").value());
         }
         if o.is_exact_instance_of::<PyInt>() {
             if let Ok(i) = o.extract::<i64>() {
@@ -183,7 +290,7 @@ impl Serialize for Node<'_, '_> {
             return s.serialize_str(utf8(st).map_err(|e| self.fail(e))?);
         }
         if let Ok(f) = o.cast::<PyFloat>() {
-            return s.serialize_f64(float(self, f.value())?);
+            return float(s, f.value());
         }
         if o.is_none() {
             return s.serialize_unit();
@@ -208,19 +315,19 @@ impl Serialize for Node<'_, '_> {
             }
             // beyond 64 bits: the core reads numbers as f64 anyway
             let x: f64 = o.extract().map_err(|e| self.fail::<S::Error>(e))?;
-            return s.serialize_f64(float(self, x)?);
+            return float(s, x);
         }
         if let Ok(l) = o.cast::<PyList>() {
             let mut seq = s.serialize_seq(Some(l.len()))?;
             for (i, v) in l.iter().enumerate() {
-                seq.serialize_element(&self.child_at(&v, self.element_place(i)))?;
+                self.ctx.at(|| Seg::Index(i), || seq.serialize_element(&self.child_at(&v, self.element_place(i))))?;
             }
             return seq.end();
         }
         if let Ok(t) = o.cast::<PyTuple>() {
             let mut seq = s.serialize_seq(Some(t.len()))?;
             for (i, v) in t.iter().enumerate() {
-                seq.serialize_element(&self.child_at(&v, self.element_place(i)))?;
+                self.ctx.at(|| Seg::Index(i), || seq.serialize_element(&self.child_at(&v, self.element_place(i))))?;
             }
             return seq.end();
         }

@@ -13,6 +13,7 @@ use pyo3::types::{PyBytes, PyString, PyTuple};
 use crate::encoding::{BatchEncoding, EncData, Encoding};
 use crate::errors::{guard, to_pyerr, TokenizerValueError};
 use crate::blocking::{interruptible, interruptible_core};
+use crate::longtext::LongText;
 use crate::trajectory::{options, run_async, GroupsCall, HistoryCall, JsonInput, Prepared};
 use yieldtok::{EncodeOptions, Output};
 
@@ -28,25 +29,30 @@ pub fn text_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Arc<str>> {
     })?;
     match s.to_cow() {
         Ok(c) => Ok(Arc::from(c.as_ref())),
-        Err(e) => {
-            let py = obj.py();
-            if e.is_instance_of::<PyUnicodeEncodeError>(py) {
-                let v = e.value(py);
-                let start: usize = v.getattr("start").and_then(|x| x.extract()).unwrap_or(0);
-                let ch: u32 = s
-                    .get_item(start)
-                    .ok()
-                    .and_then(|c| c.cast_into::<PyString>().ok())
-                    .and_then(|c| py.import("builtins").ok()?.getattr("ord").ok()?.call1((c,)).ok()?.extract().ok())
-                    .unwrap_or(0);
-                Err(TokenizerValueError::new_err(format!(
-                    "{what} contains a lone surrogate U+{ch:04X} at index {start}; it is not valid Unicode and cannot be encoded as UTF-8 (decode bytes with errors='replace' or fix the input)"
-                )))
-            } else {
-                Err(e)
-            }
-        }
+        Err(e) => Err(surrogate_error(s, e, what, 0)),
     }
+}
+
+/// The error for a `str` that could not be read as UTF-8: a lone surrogate becomes a
+/// `TokenizerValueError` naming it and its index in `what` (`s` starts at index `offset` of
+/// `what`); other errors are kept.
+pub fn surrogate_error(s: &Bound<'_, PyString>, e: PyErr, what: &str, offset: usize) -> PyErr {
+    let py = s.py();
+    if !e.is_instance_of::<PyUnicodeEncodeError>(py) {
+        return e;
+    }
+    let v = e.value(py);
+    let start: usize = v.getattr("start").and_then(|x| x.extract()).unwrap_or(0);
+    let ch: u32 = s
+        .get_item(start)
+        .ok()
+        .and_then(|c| c.cast_into::<PyString>().ok())
+        .and_then(|c| py.import("builtins").ok()?.getattr("ord").ok()?.call1((c,)).ok()?.extract().ok())
+        .unwrap_or(0);
+    TokenizerValueError::new_err(format!(
+        "{what} contains a lone surrogate U+{ch:04X} at index {}; it is not valid Unicode and cannot be encoded as UTF-8 (decode bytes with errors='replace' or fix the input)",
+        start + offset
+    ))
 }
 
 fn texts_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<str>>> {
@@ -386,19 +392,25 @@ impl Tokenizer {
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         not_supported(pair, is_pretokenized)?;
-        let text = text_arg(sequence, "sequence")?;
-        let fut = self.tok.encode_async(text.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
-        let handles = vec![fut.handle()];
+        let opts = EncodeOptions { add_special_tokens, ..Default::default() };
         let this = self.clone();
-        bridge(
-            py,
-            async move {
-                let out = fut.await.map_err(to_pyerr)?;
-                let enc = out.into_encoding().expect("full output requested");
-                Ok(Encoding { d: this.wrap(enc, text) })
-            },
-            handles,
-        )
+        match LongText::from_arg(sequence, "sequence")? {
+            LongText::Ready(text) => {
+                let fut = self.tok.encode_async(text.clone(), opts);
+                let handles = vec![fut.handle()];
+                bridge(py, async move { this.finish_encode(fut.await, text) }, handles)
+            }
+            // read off the loop (see `longtext`); dropping the future cancels the encode
+            long => bridge(
+                py,
+                async move {
+                    let text = long.read().await?;
+                    let out = this.tok.encode_async(text.clone(), opts).await;
+                    this.finish_encode(out, text)
+                },
+                Vec::new(),
+            ),
+        }
     }
 
     /// Awaitable `encode_batch`: one job per text, all queued on the core scheduler at once.
@@ -440,10 +452,18 @@ impl Tokenizer {
     /// Awaitable `count` (ids only).
     #[pyo3(signature = (text, add_special_tokens=true))]
     fn async_count<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>, add_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
-        let text = text_arg(text, "text")?;
-        let fut = self.tok.encode_async(text, EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() });
-        let handles = vec![fut.handle()];
-        bridge(py, async move { Ok(fut.await.map_err(to_pyerr)?.ids().len()) }, handles)
+        let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
+        match LongText::from_arg(text, "text")? {
+            LongText::Ready(text) => {
+                let fut = self.tok.encode_async(text, opts);
+                let handles = vec![fut.handle()];
+                bridge(py, async move { Ok(fut.await.map_err(to_pyerr)?.ids().len()) }, handles)
+            }
+            long => {
+                let tok = self.tok.clone();
+                bridge(py, async move { Ok(tok.encode_async(long.read().await?, opts).await.map_err(to_pyerr)?.ids().len()) }, Vec::new())
+            }
+        }
     }
 
     /// Awaitable `decode`.
@@ -595,12 +615,18 @@ impl Tokenizer {
 }
 
 impl Tokenizer {
+    /// An awaited encode's output as an `Encoding` of `text`.
+    fn finish_encode(&self, out: yieldtok::Result<yieldtok::JobOutput>, text: Arc<str>) -> PyResult<Encoding> {
+        let enc = out.map_err(to_pyerr)?.into_encoding().expect("full output requested");
+        Ok(Encoding { d: self.wrap(enc, text) })
+    }
+
     fn groups_call(&self, groups: &Bound<'_, PyAny>, opts: yieldtok::trajectory::TrajectoryOptions) -> PyResult<GroupsCall> {
-        Ok(GroupsCall { tok: self.tok.clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(groups)?, opts })
+        Ok(GroupsCall { tok: self.tok.clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(groups, true)?, opts })
     }
 
     fn history_call(&self, history: &Bound<'_, PyAny>, advantage: f64, opts: yieldtok::trajectory::TrajectoryOptions) -> PyResult<HistoryCall> {
-        Ok(HistoryCall { tok: self.tok.clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(history)?, advantage, opts })
+        Ok(HistoryCall { tok: self.tok.clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(history, false)?, advantage, opts })
     }
 }
 

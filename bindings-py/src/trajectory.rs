@@ -46,8 +46,9 @@ pub enum JsonInput {
 }
 
 impl JsonInput {
-    /// Any of the input forms of the module docs.
-    pub fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+    /// Any of the input forms of the module docs (`groups`: a list of groups, else one
+    /// history or trajectory).
+    pub fn from_py(obj: &Bound<'_, PyAny>, groups: bool) -> PyResult<Self> {
         let py = obj.py();
         if obj.is_instance_of::<PyString>() {
             let text: PyBackedStr = obj.extract()?;
@@ -62,7 +63,7 @@ impl JsonInput {
         if obj.hasattr(pyo3::intern!(py, "__fspath__"))? {
             return Ok(JsonInput::File(obj.extract()?));
         }
-        Ok(JsonInput::Owned(crate::pyjson::to_json_bytes(obj, json_default)?))
+        Ok(JsonInput::Owned(crate::pyjson::to_json_bytes(obj, json_default, groups)?))
     }
 
     /// The JSON bytes (reading the file for paths).

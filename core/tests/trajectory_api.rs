@@ -181,6 +181,80 @@ fn json_lines_parse_like_a_list() {
     assert_eq!(from_lines.len(), 2);
     let n = |g: &[trajectory::TrajectoryGroup]| g.iter().map(|g| g.trajectories.len()).collect::<Vec<_>>();
     assert_eq!(n(&from_lines), n(&from_list));
-    let e = trajectory::parse_groups_jsonl(format!("{a}\n[{{\n").as_bytes()).unwrap_err();
-    assert_eq!(e.location.group, Some(1), "{e}");
+    // a broken line is an invalid group naming its line; the others are kept
+    let groups = trajectory::parse_groups_jsonl(format!("{a}\n\n[{{\n{b}\n").as_bytes()).unwrap();
+    assert_eq!(n(&groups), [2, 0, 1]);
+    let e = groups[1].invalid.as_ref().expect("the broken line's group is invalid");
+    assert!(e.to_string().contains("line 3 column 1"), "{e}");
+    let out = qwen3().tokenize_trajectory_groups(&groups, &TrajectoryOptions { seed: Some(1), ..Default::default() });
+    assert_eq!(out[1].errors.len(), 1);
+    assert_eq!((out[1].errors[0].location.group, out[1].errors[0].location.trajectory), (Some(1), None));
+    assert_eq!(out[0].results.len() + out[2].results.len(), 2, "line 1: rewards 1 and 0; line 4: one trajectory, advantage 0 dropped");
+}
+
+/// One bad value fails only its own trajectory, named by place and line, in every input form;
+/// `-Infinity` logprobs are kept as ART keeps them; a NaN reward is refused (ART would give
+/// its whole group NaN advantages) unless validation is off.
+#[test]
+fn one_bad_value_spares_the_rest_of_the_batch() {
+    let tt = qwen3();
+    let opts = TrajectoryOptions { seed: Some(2), ..Default::default() };
+    let good = |r: f64| serde_json::to_string(&trajectory(r, "token_id:50")).unwrap();
+    let neg_inf = good(0.0).replace("\"logprob\":-0.25", "\"logprob\":-Infinity");
+    assert_ne!(neg_inf, good(0.0));
+    let nan_reward = good(1.0).replace("\"reward\":1.0", "\"reward\":NaN");
+    let syntax = good(0.5).replace("\"reward\":0.5", "\"reward\":0.5.5");
+    let bad_utf8 = good(0.25).replace("Weather?", "Weather~?");
+    let lone_surrogate = good(0.75).replace("Weather?", "Weather\\ud800?");
+    let doc = format!("[[{},\n{},\n{},\n{}],\n[{}, {}, {}],\n5]", good(1.0), nan_reward, syntax, neg_inf, good(1.0), bad_utf8, lone_surrogate);
+    let mut bytes = doc.into_bytes();
+    let at = bytes.iter().position(|&b| b == b'~').unwrap();
+    bytes[at] = 0xff; // invalid UTF-8 inside a string of group 1, trajectory 1
+    let groups = trajectory::parse_groups(&bytes).unwrap();
+    assert_eq!(groups.len(), 3);
+    let out = tt.tokenize_trajectory_groups(&groups, &opts);
+    let errors: Vec<(Option<usize>, Option<usize>, String)> =
+        out.iter().flat_map(|g| &g.errors).map(|e| (e.location.group, e.location.trajectory, e.to_string())).collect();
+    let places: Vec<_> = errors.iter().map(|(g, t, _)| (*g, *t)).collect();
+    assert_eq!(places, [(Some(0), Some(1)), (Some(0), Some(2)), (Some(1), Some(1)), (Some(1), Some(2)), (Some(2), None)], "{errors:#?}");
+    assert!(errors[0].2.contains("reward: NaN is not a finite number"), "{}", errors[0].2);
+    assert!(errors[1].2.contains("not valid JSON at line 3 column"), "{}", errors[1].2);
+    assert!(errors[2].2.contains("not UTF-8 at line 5"), "{}", errors[2].2);
+    assert!(errors[3].2.contains("surrogate"), "{}", errors[3].2);
+    assert!(errors[4].2.contains("list of trajectories"), "{}", errors[4].2);
+    // the valid ones: group 0's rewards 1.0 and 0.0 (the -Infinity one), group 1's single one
+    let kept: Vec<(usize, usize)> = out.iter().flat_map(|g| &g.results).map(|r| (r.group_index, r.trajectory_index)).collect();
+    assert_eq!(kept.len(), 2, "{kept:?} (group 1's lone valid trajectory has advantage 0 and is dropped)");
+    let r = out[0].results.iter().find(|r| r.trajectory_index == 3).expect("the -Infinity trajectory is kept");
+    assert!(r.logprobs.contains(&f64::NEG_INFINITY));
+
+    // the same data as a value (the markers front ends write) gives the same errors' places
+    let mut v: Value = json!([[trajectory(1.0, "token_id:50"), trajectory(1.0, "token_id:50"), trajectory(0.0, "token_id:50")]]);
+    v[0][1]["reward"] = json!(trajectory::lenient::NAN_MARKER);
+    v[0][2]["messages_and_choices"][2]["logprobs"]["content"][1]["logprob"] = json!(trajectory::lenient::NEG_INFINITY_MARKER);
+    let from_value = tt.tokenize_trajectory_groups(&trajectory::groups_from_value(&v).unwrap(), &opts);
+    let from_bytes = tt.tokenize_trajectory_groups(&trajectory::parse_groups(&serde_json::to_vec(&v).unwrap()).unwrap(), &opts);
+    for out in [&from_value, &from_bytes] {
+        assert_eq!(out[0].errors.len(), 1);
+        assert_eq!(out[0].errors[0].location.trajectory, Some(1));
+        assert_eq!(out[0].results.len(), 2);
+        assert!(out[0].results.iter().any(|r| r.logprobs.contains(&f64::NEG_INFINITY)));
+    }
+    // a trajectory a front end could not write: its marker and reason
+    let v = json!([[trajectory::lenient::invalid_marker("messages_and_choices[0].content", "lone surrogate"), trajectory(0.0, "token_id:50")]]);
+    let out = tt.tokenize_trajectory_groups(&trajectory::groups_from_value(&v).unwrap(), &opts);
+    assert_eq!(out[0].errors.len(), 1);
+    assert_eq!(
+        out[0].errors[0].to_string(),
+        "group 0, trajectory 0, messages_and_choices, item 0: invalid input: messages_and_choices[0].content: lone surrogate"
+    );
+
+    // ART's behaviour with validation off: the NaN reward is taken, the group's advantages are NaN
+    let art = tt.tokenize_trajectory_groups(&groups, &TrajectoryOptions { seed: Some(2), ..TrajectoryOptions::art_compatible() });
+    assert!(art[0].errors.iter().all(|e| e.location.trajectory != Some(1)));
+    assert!(art[0].results.iter().all(|r| r.advantage.is_nan()));
+
+    // structure broken: the whole input, with its line and column
+    let e = trajectory::parse_groups(format!("[[{}],\n[{}}}]", good(1.0), good(0.0)).as_bytes()).unwrap_err();
+    assert!(e.to_string().contains("line 2 column"), "{e}");
 }

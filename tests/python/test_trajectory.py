@@ -428,9 +428,11 @@ def test_whole_input_errors():
         assert info.value.results == [] and info.value.errors[0].group is None
     with pytest.raises(yieldtok.TokenizerNotFoundError):
         t.tokenize_trajectory_groups("/nonexistent/groups.jsonl")
-    with pytest.raises(TypeError):
+    # a value that cannot be converted fails its own trajectory, named by its field
+    with pytest.raises(yieldtok.TrajectoryError) as info:
         t.tokenize_trajectory_groups([[{"messages_and_choices": [], "reward": object()}]])
-    with pytest.raises(yieldtok.TokenizerValueError):
+    assert info.value.errors[0].trajectory == 0 and info.value.errors[0].message.startswith("invalid input: reward: ")
+    with pytest.raises(yieldtok.TrajectoryError, match="reward: NaN"):
         t.tokenize_trajectory_groups([[small_traj(float("nan"))]])
     with pytest.raises(yieldtok.TokenizerValueError):
         t.tokenize_trajectory_groups([], chat_template_tool_schema_format="nope")
@@ -569,12 +571,14 @@ def test_python_values_serialise_like_json_dumps():
         t.tokenize_trajectory_groups([[dict(small_traj(1.0), tools=[{"x": {float("nan"): 1}}])]])
     bad = copy.deepcopy(base)
     bad[0][0]["messages_and_choices"][0]["content"] = "lone \ud800 surrogate"
-    with pytest.raises(UnicodeEncodeError):
+    # fails its own trajectory, named by its field
+    with pytest.raises(yieldtok.TrajectoryError, match=r"messages_and_choices\[0\]\.content: a str contains a lone surrogate U\+D800 at index 5"):
         t.tokenize_trajectory_groups(bad)
     deep: list = []
     for _ in range(2000):
         deep = [deep]
-    with pytest.raises(RecursionError):
+    # too deep: fails its own trajectory
+    with pytest.raises(yieldtok.TrajectoryError, match="RecursionError: maximum nesting depth"):
         t.tokenize_trajectory_groups([[{"messages_and_choices": [], "tools": deep}]])
 
 

@@ -448,8 +448,13 @@ class Tokenizer:
         ``random.seed(seed)`` right before ART's call would (``None``: fresh entropy).
         ``chat_template_tool_schema_format`` is ART's (``"default"`` or ``"vllm_openai"``).
         ``validate_sampled_tokens`` (yieldtok's addition, default on): a sampled id outside the
-        vocabulary, a token string that is not in it, or a sentinel collision fails the
-        trajectory instead of being spliced silently as ART does; ``False`` gives ART's output.
+        vocabulary, a token string that is not in it, a sentinel collision, or a NaN or infinite
+        ``reward`` fails the trajectory (ART splices the ids silently and gives the whole group
+        NaN advantages); ``False`` gives ART's output. ``-inf`` (and NaN) logprobs are kept as
+        ART keeps them. One bad value fails only its own trajectory, in every input form: a lone
+        surrogate in a ``str`` (named by its field, e.g. ``messages_and_choices[1].content``), a
+        value that cannot be converted, or in JSON input a syntax error or invalid UTF-8 (named
+        by line and column; a broken JSONL line fails its group only).
         ``chat_template``: a template source to use instead of the tokenizer's.
 
         Raises ``TrajectoryError`` if any trajectory fails (missing fields, an out-of-vocabulary

@@ -9,9 +9,11 @@
 //! stream: per non-empty group, `randint(-2**63, 2**63 - 1)` for the prompt id, then
 //! `shuffle(results)`.
 //!
-//! Errors: an invalid trajectory (failed validation) is reported and is not part of its group;
-//! a trajectory whose tokenization fails is reported and yields no results (its reward still
-//! counts, as it would in ART). Everything else of the batch is returned.
+//! Errors: an invalid trajectory (failed validation, or — with `validate_sampled_tokens` — a
+//! reward that is NaN or infinite) is reported and is not part of its group; an invalid group
+//! is reported and has no results; a trajectory whose tokenization fails is reported and
+//! yields no results (its reward still counts, as it would in ART). Everything else of the
+//! batch is returned.
 
 use super::error::{Result, TrajectoryError};
 use super::input::{Item, TrajectoryGroup};
@@ -79,16 +81,29 @@ impl TrajectoryTokenizer {
         let mut active = vec![false; groups.len()];
         let mut jobs: Vec<Job> = Vec::new();
         for (gi, group) in groups.iter().enumerate() {
+            if let Some(e) = &group.invalid {
+                out[gi].errors.push(e.clone().at(|l| l.group = Some(gi)));
+            }
+            let mut valid: Vec<(usize, &super::Trajectory)> = Vec::with_capacity(group.trajectories.len());
             for (ti, t) in group.trajectories.iter().enumerate() {
-                if let Some(e) = &t.invalid {
-                    out[gi].errors.push(e.clone().at(|l| {
+                let here = |e: TrajectoryError| {
+                    e.at(|l| {
                         l.group = Some(gi);
                         l.trajectory = Some(ti);
-                    }));
+                    })
+                };
+                if let Some(e) = &t.invalid {
+                    out[gi].errors.push(here(e.clone()));
+                } else if opts.validate_sampled_tokens && !t.reward.is_finite() {
+                    // ART would compute NaN advantages for the whole group
+                    out[gi].errors.push(here(super::error::invalid(format!(
+                        "reward: {} is not a finite number (it would make every advantage of the group NaN)",
+                        t.reward
+                    ))));
+                } else {
+                    valid.push((ti, t));
                 }
             }
-            let valid: Vec<(usize, &super::Trajectory)> =
-                group.trajectories.iter().enumerate().filter(|(_, t)| t.invalid.is_none()).collect();
             if valid.is_empty() {
                 continue;
             }

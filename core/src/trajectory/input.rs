@@ -36,6 +36,17 @@ use super::error::{invalid, Result, TrajectoryError};
 #[derive(Debug, Clone, Default)]
 pub struct TrajectoryGroup {
     pub trajectories: Vec<Trajectory>,
+    /// Set when the group itself could not be read (not a list of trajectories, or a JSON
+    /// Lines line whose structure is broken): it is reported with this error and has no
+    /// trajectories; the other groups are kept.
+    pub invalid: Option<TrajectoryError>,
+}
+
+impl TrajectoryGroup {
+    /// A group that could not be read.
+    pub fn failed(e: TrajectoryError) -> Self {
+        TrajectoryGroup { trajectories: Vec::new(), invalid: Some(e) }
+    }
 }
 
 /// One trajectory (ART's `Trajectory`, the fields tokenization reads).
@@ -49,6 +60,13 @@ pub struct Trajectory {
     /// Set when the trajectory failed validation: it is reported with this error and is not
     /// part of its group (its reward does not enter the group statistics).
     pub invalid: Option<TrajectoryError>,
+}
+
+impl Trajectory {
+    /// A trajectory that failed validation (see [`Trajectory::invalid`]).
+    pub fn failed(e: TrajectoryError) -> Self {
+        Trajectory { invalid: Some(e), ..Default::default() }
+    }
 }
 
 /// A history: messages and choices plus their own tools (not inherited from the trajectory).
@@ -174,18 +192,18 @@ impl Trajectory {
 // ---------------------------------------------------------------------------------------------
 // public parsing entry points
 
-/// Parse a list of groups from JSON text (bytes must be UTF-8). Trajectories are parsed in
-/// parallel (on the core's pool).
+/// Parse a list of groups from JSON text. Trajectories are parsed in parallel (on the core's
+/// pool). A document the one-pass parse rejects is read group by group and trajectory by
+/// trajectory instead (`lenient`): a bad value fails only its own trajectory (or group),
+/// named by line and column; `NaN`, `Infinity` and `-Infinity` are read as Python's
+/// `json.loads` reads them. Only a document whose structure is broken is an error.
 pub fn parse_groups(json: &[u8]) -> Result<Vec<TrajectoryGroup>> {
-    let text = std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
-    // one scan splits the document into groups and their trajectories
-    let top: Vec<GroupSplit> = serde_json::from_str(text).map_err(|e| invalid(format!("expected a list of trajectory groups: {e}")))?;
-    let members: Vec<Vec<Raw>> = top
-        .into_iter()
-        .enumerate()
-        .map(|(gi, g)| g.0.map(|list| list.into_iter().map(Raw).collect()).map_err(|m| invalid(m).at(|l| l.group = Some(gi))))
-        .collect::<Result<_>>()?;
-    Ok(regroup(&members, super::par_map(&members.concat(), |t| trajectory_from(*t))))
+    let one_pass = std::str::from_utf8(json).ok().and_then(|text| serde_json::from_str::<Vec<GroupSplit>>(text).ok());
+    let Some(top) = one_pass else { return super::lenient::parse_groups(json) };
+    // one scan split the document into groups and their trajectories
+    let members: Vec<std::result::Result<Vec<Raw>, String>> =
+        top.into_iter().map(|g| g.0.map(|list| list.into_iter().map(Raw).collect())).collect();
+    Ok(regroup(&members, |t| trajectory_from(*t)))
 }
 
 /// Groups from an already parsed JSON value (a list of groups).
@@ -193,17 +211,27 @@ pub fn groups_from_value(value: &Value) -> Result<Vec<TrajectoryGroup>> {
     let Value::Array(groups) = value else {
         return Err(invalid("expected a list of trajectory groups"));
     };
-    let members: Vec<Vec<Val>> = groups
-        .iter()
-        .enumerate()
-        .map(|(gi, g)| Val(g).group_members().map_err(|m| invalid(m).at(|l| l.group = Some(gi))))
-        .collect::<Result<_>>()?;
-    Ok(regroup(&members, super::par_map(&members.concat(), |t| trajectory_from(*t))))
+    let members: Vec<std::result::Result<Vec<Val>, String>> = groups.iter().map(|g| Val(g).group_members()).collect();
+    Ok(regroup(&members, |t| trajectory_from(*t)))
 }
 
-fn regroup<S>(members: &[Vec<S>], trajectories: Vec<Trajectory>) -> Vec<TrajectoryGroup> {
-    let mut it = trajectories.into_iter();
-    members.iter().map(|m| TrajectoryGroup { trajectories: it.by_ref().take(m.len()).collect() }).collect()
+/// Groups from their members (a group that is not a list of trajectories is invalid), the
+/// trajectories parsed in parallel.
+fn regroup<S: Sync>(members: &[std::result::Result<Vec<S>, String>], parse: impl Fn(&S) -> Trajectory + Sync + Send) -> Vec<TrajectoryGroup> {
+    let all: Vec<&S> = members.iter().flat_map(|m| m.iter().flatten()).collect();
+    let mut it = super::par_map(&all, |s| parse(s)).into_iter();
+    members
+        .iter()
+        .map(|m| match m {
+            Ok(list) => TrajectoryGroup { trajectories: it.by_ref().take(list.len()).collect(), invalid: None },
+            Err(why) => TrajectoryGroup::failed(invalid(why.clone())),
+        })
+        .collect()
+}
+
+/// The error of a group that is neither a list of trajectories nor `{"trajectories": [...]}`.
+pub(crate) fn group_shape_error() -> TrajectoryError {
+    invalid(GROUP_SHAPE)
 }
 
 /// One group from JSON (a list of trajectories or `{"trajectories": [...]}`).
@@ -211,18 +239,30 @@ pub fn parse_group(json: &[u8]) -> Result<TrajectoryGroup> {
     let text = std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
     let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
     let trajs = Raw(raw).group_members().map_err(invalid)?;
-    Ok(TrajectoryGroup { trajectories: trajs.into_iter().map(trajectory_from).collect() })
+    Ok(TrajectoryGroup { trajectories: trajs.into_iter().map(trajectory_from).collect(), invalid: None })
 }
 
 /// Groups from JSON Lines: one group (a JSON list of trajectories) per non-blank line, the
-/// lines parsed in parallel. An unparsable line is an error naming its group (line) index.
+/// lines parsed in parallel. A line that cannot be parsed in one pass is read trajectory by
+/// trajectory (see [`parse_groups`]); a line whose structure is broken is an invalid group
+/// naming its line. The other lines are kept.
 pub fn parse_groups_jsonl(data: &[u8]) -> Result<Vec<TrajectoryGroup>> {
-    let lines: Vec<&[u8]> = data.split(|&b| b == b'\n').map(<[u8]>::trim_ascii).filter(|l| !l.is_empty()).collect();
-    super::par_map(&lines, |l| parse_group(l))
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| r.map_err(|e| e.at(|l| l.group = Some(i))))
-        .collect()
+    let mut lines: Vec<(usize, &[u8])> = Vec::new();
+    let mut start = 0;
+    for piece in data.split(|&b| b == b'\n') {
+        let trimmed = piece.trim_ascii();
+        if !trimmed.is_empty() {
+            let lead = piece.len() - piece.trim_ascii_start().len();
+            lines.push((start + lead, trimmed));
+        }
+        start += piece.len() + 1;
+    }
+    Ok(super::par_map(&lines, |&(at, line)| parse_group(line).unwrap_or_else(|_| super::lenient::parse_group(data, at, line))))
+}
+
+/// One trajectory from the raw JSON of its value (see `lenient`).
+pub(crate) fn trajectory_from_raw(raw: &RawValue) -> Trajectory {
+    trajectory_from(Raw(raw))
 }
 
 /// One trajectory from JSON text. Validation problems are in [`Trajectory::invalid`].
@@ -274,6 +314,8 @@ trait Src: Copy {
     /// The whole trajectory in one typed pass; `None` on any problem (the caller then takes
     /// the field-by-field path that locates it).
     fn fast(self) -> Option<FastTrajectory>;
+    /// The string this value is, if it is one.
+    fn string(self) -> Option<String>;
     fn tools(self) -> std::result::Result<Option<Value>, String> {
         if self.is_null() {
             return Ok(None);
@@ -303,7 +345,7 @@ struct Val<'a>(&'a Value);
 fn message(e: serde_json::Error) -> String {
     let s = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
-    s.strip_suffix(&suffix).map(str::to_string).unwrap_or(s)
+    super::lenient::explain_escape(s.strip_suffix(&suffix).map(str::to_string).unwrap_or(s))
 }
 
 impl<'a> Src for Raw<'a> {
@@ -331,6 +373,9 @@ impl<'a> Src for Raw<'a> {
     }
     fn fast(self) -> Option<FastTrajectory> {
         serde_json::from_str(self.0.get()).ok()
+    }
+    fn string(self) -> Option<String> {
+        self.0.get().starts_with('"').then(|| serde_json::from_str(self.0.get()).ok()).flatten()
     }
 }
 
@@ -362,6 +407,9 @@ impl<'a> Src for Val<'a> {
     fn fast(self) -> Option<FastTrajectory> {
         FastTrajectory::deserialize(self.0).ok()
     }
+    fn string(self) -> Option<String> {
+        self.0.as_str().map(str::to_string)
+    }
 }
 
 /// A trajectory as one typed document (duplicate keys, a wrong type anywhere, ... fail it).
@@ -374,7 +422,7 @@ struct FastTrajectory {
     #[serde(default)]
     additional_histories: Vec<FastHistory>,
     #[serde(default)]
-    reward: f64,
+    reward: Float,
 }
 
 #[derive(Deserialize)]
@@ -398,7 +446,7 @@ impl FastTrajectory {
             messages_and_choices: self.messages_and_choices,
             tools: tools(self.tools)?,
             additional_histories,
-            reward: self.reward,
+            reward: self.reward.0,
             invalid: None,
         })
     }
@@ -510,6 +558,9 @@ fn trajectory_from<S: Src>(src: S) -> Trajectory {
     if let Some(t) = src.fast().and_then(FastTrajectory::finish) {
         return t;
     }
+    if let Some(body) = src.string().as_deref().and_then(|s| s.strip_prefix(super::lenient::INVALID_MARKER)) {
+        return Trajectory::failed(super::lenient::marker_error(body));
+    }
     let mut t = Trajectory::default();
     let fail = |t: &mut Trajectory, e: TrajectoryError| {
         if t.invalid.is_none() {
@@ -526,8 +577,8 @@ fn trajectory_from<S: Src>(src: S) -> Trajectory {
     // later duplicates win, like json.loads
     let get = |k: &str| fields.iter().rev().find(|(n, _)| n == k).map(|(_, v)| *v);
     if let Some(r) = get("reward") {
-        match r.de::<f64>() {
-            Ok(x) => t.reward = x,
+        match r.de::<Float>() {
+            Ok(x) => t.reward = x.0,
             Err(e) => fail(&mut t, invalid(format!("reward: {e}"))),
         }
     }
@@ -921,7 +972,7 @@ impl<'de> DeserializeSeed<'de> for EntrySeed {
                 while let Some(key) = a.next_key::<KeyName>()? {
                     match key.0 {
                         Some("token") => token = Some(a.next_value::<TokenField>()?.0),
-                        Some("logprob") => logprob = Some(a.next_value::<f64>()?),
+                        Some("logprob") => logprob = Some(a.next_value::<Float>()?.0),
                         Some("bytes") if self.keep_bytes => bytes = a.next_value::<Option<Vec<i64>>>()?,
                         Some("extra_logprobs") => extra = extra_logprobs(a.next_value::<Value>()?),
                         _ => {
@@ -938,6 +989,35 @@ impl<'de> DeserializeSeed<'de> for EntrySeed {
             }
         }
         d.deserialize_map(V { keep_bytes: self.keep_bytes })
+    }
+}
+
+/// A JSON number, or a non-finite float's marker string (see `lenient`).
+#[derive(Default)]
+struct Float(f64);
+
+impl<'de> Deserialize<'de> for Float {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Float;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_f64<E: de::Error>(self, x: f64) -> std::result::Result<Float, E> {
+                Ok(Float(x))
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> std::result::Result<Float, E> {
+                Ok(Float(x as f64))
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> std::result::Result<Float, E> {
+                Ok(Float(x as f64))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Float, E> {
+                super::lenient::marker_value(s).map(Float).ok_or_else(|| E::invalid_type(de::Unexpected::Str(s), &self))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -971,6 +1051,7 @@ fn py_float(v: &Value) -> std::result::Result<f64, String> {
         Value::Null => Ok(f64::NAN),
         Value::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
         Value::Number(n) => n.as_f64().ok_or_else(|| format!("cannot convert {n} to float")),
+        Value::String(s) if super::lenient::marker_value(s).is_some() => Ok(super::lenient::marker_value(s).expect("checked")),
         Value::String(s) => {
             let t = s.trim();
             let lower = t.to_ascii_lowercase();

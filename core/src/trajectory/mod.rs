@@ -33,6 +33,7 @@ pub mod error;
 mod group;
 mod history;
 pub mod input;
+pub mod lenient;
 mod messages;
 pub mod pack;
 pub mod pyrandom;
@@ -75,8 +76,9 @@ pub struct TrajectoryOptions {
     /// Seed of the prompt-id draws and shuffles, as `random.seed(seed)` before ART's call
     /// (`None`: fresh entropy).
     pub seed: Option<i128>,
-    /// Reject sampled ids outside the vocabulary, unknown token strings and sentinel
-    /// collisions (ART accepts them silently). Default `true`.
+    /// Reject sampled ids outside the vocabulary, unknown token strings, sentinel collisions
+    /// and NaN or infinite rewards (ART accepts them silently: the last gives the whole group
+    /// NaN advantages). Default `true`.
     pub validate_sampled_tokens: bool,
     /// Use this chat template instead of the tokenizer's.
     pub chat_template: Option<String>,
