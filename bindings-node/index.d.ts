@@ -49,9 +49,14 @@ export declare class NativeTokenizer {
   get chunking(): string
   /**
    * The engine that serves ids-only work right now: `"fastokens"` once the fast engine has
-   * loaded (in the background, after the tokenizer), else `"tokenizers"`.
+   * loaded (in the background, after the tokenizer), else `"yieldtok"` (the own engine,
+   * when it serves this tokenizer), else `"tokenizers"`.
    */
   get engine(): string
+  /** The engine that serves full encodings: `"yieldtok"` or `"tokenizers"`. */
+  get encodingEngine(): string
+  /** Why the own engine does not serve this tokenizer (null when it does). */
+  get encodingEngineUnavailableReason(): string | null
   /** Why the fast engine does not serve this tokenizer (null while it loads or once ready). */
   get engineUnavailableReason(): string | null
   /**

@@ -372,14 +372,23 @@ export declare class Tokenizer {
 
   /**
    * The engine serving ids-only work (`encodeIds`, `count`): `'fastokens'` once the fast engine
-   * has loaded (in the background, after the tokenizer), else `'tokenizers'`. Results are
-   * identical either way; only speed differs.
+   * has loaded (in the background, after the tokenizer), else `'yieldtok'` (the own engine,
+   * when it serves this tokenizer), else `'tokenizers'`. Results are identical either way;
+   * only speed differs.
    */
-  readonly engine: 'fastokens' | 'tokenizers'
+  readonly engine: 'fastokens' | 'yieldtok' | 'tokenizers'
+  /**
+   * The engine serving full encodings (`encode`, `encodeBatch`: ids, offsets, masks):
+   * `'yieldtok'` (the own engine, checked against `tokenizers` at load) or `'tokenizers'`
+   * (when the own engine refused this tokenizer; see {@link encodingEngineUnavailableReason}).
+   */
+  readonly encodingEngine: 'yieldtok' | 'tokenizers'
+  /** Why the own engine does not serve this tokenizer (`null` when it does). */
+  readonly encodingEngineUnavailableReason: string | null
   /** Why the fast engine does not serve this tokenizer (`null` while it loads, or once it does). */
   readonly engineUnavailableReason: string | null
   /** Resolves once the fast engine has loaded or been ruled out, to {@link engine}. */
-  waitForEngine(): Promise<'fastokens' | 'tokenizers'>
+  waitForEngine(): Promise<'fastokens' | 'yieldtok' | 'tokenizers'>
 
   /** Vocabulary size, with the added tokens by default. */
   getVocabSize(withAddedTokens?: boolean): number

@@ -496,10 +496,21 @@ class Tokenizer {
 
   /**
    * The engine serving ids-only work (`encodeIds`, `count`): 'fastokens' once the fast engine
-   * has loaded in the background, else 'tokenizers'. Results are the same either way.
+   * has loaded in the background, else 'yieldtok' (the own engine, when it serves this
+   * tokenizer), else 'tokenizers'. Results are the same either way.
    */
   get engine() {
     return this[NATIVE].engine
+  }
+
+  /** The engine serving full encodings: 'yieldtok' (the own engine) or 'tokenizers'. */
+  get encodingEngine() {
+    return this[NATIVE].encodingEngine
+  }
+
+  /** Why the own engine does not serve this tokenizer (null when it does). */
+  get encodingEngineUnavailableReason() {
+    return this[NATIVE].encodingEngineUnavailableReason
   }
 
   /** Why the fast engine does not serve this tokenizer (null while it loads or once it does). */

@@ -117,10 +117,23 @@ impl NativeTokenizer {
     }
 
     /// The engine that serves ids-only work right now: `"fastokens"` once the fast engine has
-    /// loaded (in the background, after the tokenizer), else `"tokenizers"`.
+    /// loaded (in the background, after the tokenizer), else `"yieldtok"` (the own engine,
+    /// when it serves this tokenizer), else `"tokenizers"`.
     #[napi(getter)]
     pub fn engine(&self) -> String {
         self.tok.engine().to_string()
+    }
+
+    /// The engine that serves full encodings: `"yieldtok"` or `"tokenizers"`.
+    #[napi(getter)]
+    pub fn encoding_engine(&self) -> String {
+        self.tok.encoding_engine().to_string()
+    }
+
+    /// Why the own engine does not serve this tokenizer (null when it does).
+    #[napi(getter)]
+    pub fn encoding_engine_unavailable_reason(&self) -> Option<String> {
+        self.tok.encoding_engine_unavailable_reason().map(str::to_string)
     }
 
     /// Why the fast engine does not serve this tokenizer (null while it loads or once ready).

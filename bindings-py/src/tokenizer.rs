@@ -205,10 +205,25 @@ impl Tokenizer {
     // ---- vocabulary ---------------------------------------------------------------------
 
     /// The engine serving ids-only work now: ``"fastokens"`` once the fast engine has loaded
-    /// and passed its check against the reference, else ``"tokenizers"``.
+    /// and passed its check against the reference, else ``"yieldtok"`` (the own engine, when
+    /// it serves this tokenizer), else ``"tokenizers"``.
     #[getter]
     fn engine(&self) -> &'static str {
         self.tok.engine()
+    }
+
+    /// The engine serving full encodings (ids, offsets, masks): ``"yieldtok"`` (the own
+    /// engine, checked against ``tokenizers`` at load) or ``"tokenizers"`` (when the own engine
+    /// refused this tokenizer; :attr:`encoding_engine_unavailable_reason` says why).
+    #[getter]
+    fn encoding_engine(&self) -> &'static str {
+        self.tok.encoding_engine()
+    }
+
+    /// Why the own engine does not serve this tokenizer (``None`` when it does).
+    #[getter]
+    fn encoding_engine_unavailable_reason(&self) -> Option<String> {
+        self.tok.encoding_engine_unavailable_reason().map(str::to_string)
     }
 
     /// Wait until the fast engine has loaded (or been ruled out) and return :attr:`engine`.

@@ -329,7 +329,7 @@ function workerMain(glueUrl) {
           tok = await yt.Tokenizer.fromJSON(src, { config: m.config, name: m.name || m.url || undefined });
         })();
         await ready;
-        reply(m.id, true, { vocabSize: tok.vocabSize, chunking: tok.chunking });
+        reply(m.id, true, { vocabSize: tok.vocabSize, chunking: tok.chunking, engine: tok.engine });
         return;
       }
       if (m.op === "cancel") {
@@ -388,6 +388,7 @@ class WorkerTokenizer {
     this.#sliceMs = sliceMs;
     this.vocabSize = 0;
     this.chunking = "";
+    this.engine = "";
     worker.onmessage = (ev) => {
       const m = ev.data;
       const p = this.#pending.get(m.id);
@@ -491,6 +492,7 @@ export function inWorker(source, options) {
       URL.revokeObjectURL(blobUrl);
       wt.vocabSize = info.vocabSize;
       wt.chunking = info.chunking;
+      wt.engine = info.engine;
       return wt;
     }, (e) => {
       URL.revokeObjectURL(blobUrl);

@@ -135,6 +135,8 @@ export interface WorkerOptions {
 export interface WorkerTokenizer {
   readonly vocabSize: number;
   readonly chunking: string;
+  /** The engine serving the worker's encodes: `"yieldtok"` (the own engine) or `"tokenizers"`. */
+  readonly engine: "yieldtok" | "tokenizers";
   encode(text: string, options?: EncodeOptions): Promise<Uint32Array>;
   encodeWithOffsets(text: string, options?: EncodeOptions): Promise<Encoding>;
   count(text: string, options?: EncodeOptions): Promise<number>;
@@ -588,6 +590,20 @@ impl Tokenizer {
     #[wasm_bindgen(getter)]
     pub fn chunking(&self) -> String {
         self.inner.cut_rules().describe()
+    }
+
+    /// The engine serving every encode here (ids and offsets): `"yieldtok"` (the own engine,
+    /// checked against `tokenizers` at load) or `"tokenizers"` (when the own engine refused
+    /// this tokenizer; see `engineUnavailableReason`).
+    #[wasm_bindgen(getter)]
+    pub fn engine(&self) -> String {
+        self.inner.encoding_engine().to_string()
+    }
+
+    /// Why the own engine does not serve this tokenizer (`undefined` when it does).
+    #[wasm_bindgen(getter, js_name = engineUnavailableReason)]
+    pub fn engine_unavailable_reason(&self) -> Option<String> {
+        self.inner.encoding_engine_unavailable_reason().map(str::to_string)
     }
 
     /// The name given at load time (or the URL), if any.

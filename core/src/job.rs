@@ -14,6 +14,7 @@ use tokenizers::Encoding as HfEncoding;
 use web_time::{Duration, Instant};
 
 use crate::encoding::Encoding;
+use crate::engine::own::OwnPiece;
 use crate::error::{Error, Result};
 use crate::split::{Mode, ZoneCursor};
 use crate::tokenizer::Inner;
@@ -110,7 +111,10 @@ pub struct Progress {
 }
 
 enum PieceOut {
+    /// From the reference engine.
     Full(HfEncoding),
+    /// From the own engine.
+    Own(OwnPiece),
     Ids(Vec<u32>),
 }
 
@@ -283,10 +287,20 @@ impl EncodeJob {
     fn encode_claim(&self, c: &Claim) -> Result<PieceOut> {
         let inner = &*self.inner;
         let ids_only = self.opts.output == Output::Ids && inner.frame.is_some();
+        let piece = &self.text[c.start..c.end];
         if ids_only {
-            if let Some(fast) = inner.fast_ids(&self.text[c.start..c.end], c.mode) {
+            if let Some(fast) = inner.fast_ids(piece, c.mode) {
                 return fast.map(PieceOut::Ids);
             }
+        }
+        // The job's cancel flag reaches inside the own engine: a cancelled job stops a
+        // running piece too (a piece without a safe cut can be the whole text).
+        if let Some(own) = inner.own() {
+            return if ids_only {
+                own.encode_ids(piece, c.mode, Some(&self.cancelled)).map(PieceOut::Ids)
+            } else {
+                own.encode(piece, c.mode, Some(&self.cancelled)).map(|tokens| PieceOut::Own(OwnPiece { start: c.start, tokens }))
+            };
         }
         let enc = crate::pipeline::encode_piece(
             &inner.tok,
@@ -436,19 +450,34 @@ impl EncodeJob {
         let inner = &*self.inner;
         let add = self.opts.add_special_tokens;
         catch_unwind(AssertUnwindSafe(|| {
+            let mixed = results.iter().any(|r| matches!(r, Some(PieceOut::Full(_))))
+                && results.iter().any(|r| matches!(r, Some(PieceOut::Own(_))));
             let mut full = Vec::with_capacity(results.len());
+            let mut own = Vec::new();
             let mut ids = Vec::new();
             for r in results {
                 match r {
+                    // Both engines in one job (not planned: pieces go to one engine): one
+                    // reference assembly over all pieces, in text order.
+                    Some(PieceOut::Own(p)) if mixed => full.push(crate::engine::own::to_hf(&inner.tok, &[p])),
                     Some(PieceOut::Full(e)) => full.push(e),
+                    Some(PieceOut::Own(p)) => own.push(p),
                     Some(PieceOut::Ids(v)) => ids.extend_from_slice(&v),
                     None => return Err(Error::Panic("a piece finished without a result".into())),
                 }
             }
+            let encoding = |full: Vec<HfEncoding>, own: Vec<OwnPiece>| -> Result<Encoding> {
+                match inner.own() {
+                    Some(engine) if full.is_empty() => engine.assemble(&inner.tok, own, add),
+                    _ => crate::pipeline::assemble(&inner.tok, full, add),
+                }
+            };
             match (self.opts.output, &inner.frame) {
-                (Output::Ids, Some(frame)) if full.is_empty() => Ok(JobOutput::Ids(if add { frame.wrap(ids) } else { ids })),
-                (Output::Ids, _) => Ok(JobOutput::Ids(crate::pipeline::assemble(&inner.tok, full, add)?.ids)),
-                (Output::Full, _) => Ok(JobOutput::Full(crate::pipeline::assemble(&inner.tok, full, add)?)),
+                (Output::Ids, Some(frame)) if full.is_empty() && own.is_empty() => {
+                    Ok(JobOutput::Ids(if add { frame.wrap(ids) } else { ids }))
+                }
+                (Output::Ids, _) => Ok(JobOutput::Ids(encoding(full, own)?.ids)),
+                (Output::Full, _) => Ok(JobOutput::Full(encoding(full, own)?)),
             }
         }))
         .unwrap_or_else(|p| Err(Error::from_panic(p)))

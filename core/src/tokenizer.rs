@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::config::TokenizerConfig;
 use crate::encoding::Encoding;
+use crate::engine::own::OwnEngine;
 use crate::error::{Error, Result};
 use crate::job::{EncodeJob, EncodeOptions, JobOutput, Output, DEFAULT_PIECE_BYTES};
 use crate::pipeline::SpecialFrame;
@@ -26,18 +27,20 @@ pub(crate) struct Inner {
     pub(crate) origin: Option<String>,
     pub(crate) templates: crate::chat::TemplateCache,
     pub(crate) fast: Arc<crate::engine::FastSlot>,
+    /// The own engine, verified at load, or why it does not serve.
+    pub(crate) own: std::result::Result<Arc<OwnEngine>, String>,
     /// A weak handle on this `Inner`, so that a piece can queue the fast engine's build.
     pub(crate) me: std::sync::Weak<Inner>,
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) scheduler: crate::Scheduler,
 }
 
-/// Default piece size of ids-only jobs served by the fast engine (~0.3 ms of its work).
+/// Default piece size of jobs served by the fast or the own engine (~0.3 ms of their work).
 pub const FAST_PIECE_BYTES: usize = 32 * 1024;
 
 impl Inner {
     /// The fast ids-only engine's result for a piece, when one serves this tokenizer. A
-    /// continuation piece (llama2-style prepend removed) always goes to the reference engine.
+    /// continuation piece (llama2-style prepend removed) never goes to the fast engine.
     pub(crate) fn fast_ids(&self, piece: &str, mode: Mode) -> Option<Result<Vec<u32>>> {
         cfg_if::cfg_if! {
             if #[cfg(target_arch = "wasm32")] {
@@ -62,13 +65,24 @@ impl Inner {
         }
     }
 
-    /// The piece size a job uses when its options name none.
+    /// The own engine, when it serves this tokenizer.
+    pub(crate) fn own(&self) -> Option<&OwnEngine> {
+        self.own.as_deref().ok()
+    }
+
+    /// The piece size a job uses when its options name none: [`DEFAULT_PIECE_BYTES`] (or the
+    /// tokenizer's own default, see [`Tokenizer::with_piece_bytes`]) for the reference engine,
+    /// [`FAST_PIECE_BYTES`] for pieces the fast or the own engine serve (unless a default
+    /// other than [`DEFAULT_PIECE_BYTES`] was set).
     pub(crate) fn piece_bytes_for(&self, output: Output) -> usize {
         #[cfg(not(target_arch = "wasm32"))]
         if output == Output::Ids && self.frame.is_some() && self.fast.ready().is_some() {
             return self.default_piece_bytes.max(FAST_PIECE_BYTES);
         }
         let _ = output;
+        if self.own().is_some() && self.default_piece_bytes == DEFAULT_PIECE_BYTES {
+            return FAST_PIECE_BYTES;
+        }
         self.default_piece_bytes
     }
 }
@@ -86,7 +100,7 @@ fn start_fast_engine(inner: &Arc<Inner>) {
     if state.started.swap(true, Ordering::AcqRel) {
         return;
     }
-    if std::env::var("YIELDTOK_ENGINE").is_ok_and(|v| v == "reference" || v == "tokenizers") {
+    if std::env::var("YIELDTOK_ENGINE").is_ok_and(|v| v == "reference" || v == "tokenizers" || v == "yieldtok") {
         let _ = state.engine.set(Err("disabled by YIELDTOK_ENGINE".into()));
         return;
     }
@@ -181,6 +195,30 @@ fn build_fast_engine(inner: &Inner) -> Result<crate::engine::fast::FastEngine, S
     Ok(engine)
 }
 
+/// Parse `json` with `tokenizers` and build the own engine from it: concurrently on native
+/// targets (load time is about the longer of the two, not their sum), one after the other
+/// on wasm32 (or when no thread can be started).
+fn parse_both(json: &str) -> (tokenizers::Result<tokenizers::Tokenizer>, std::result::Result<yieldtok_engine::Engine, String>) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::thread::scope(|s| {
+            let own = std::thread::Builder::new()
+                .name("yieldtok-engine-build".into())
+                .spawn_scoped(s, || crate::engine::own::build(json));
+            let parsed = json.parse();
+            let own = match own {
+                Ok(handle) => handle.join().unwrap_or_else(|_| Err("the yieldtok engine panicked while loading".into())),
+                Err(_) => crate::engine::own::build(json),
+            };
+            (parsed, own)
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (json.parse(), crate::engine::own::build(json))
+    }
+}
+
 /// A tokenizer. Cloning is cheap (shared); every method takes `&self` and is thread-safe.
 #[derive(Clone)]
 pub struct Tokenizer {
@@ -229,7 +267,8 @@ impl Tokenizer {
     /// Build from the text of a `tokenizer.json`. `origin` names it in errors and logs.
     pub fn from_json_str(json: &str, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
         let bad = |message: String| Error::InvalidTokenizer { origin: origin.clone(), message };
-        let tok: tokenizers::Tokenizer = json.parse().map_err(|e: tokenizers::Error| bad(e.to_string()))?;
+        let (parsed, own) = parse_both(json);
+        let tok: tokenizers::Tokenizer = parsed.map_err(|e: tokenizers::Error| bad(e.to_string()))?;
         let structure: Structure = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
         let m = &structure.model;
         let json_view = serde_json::json!({
@@ -240,10 +279,16 @@ impl Tokenizer {
             "model": {"type": m.ty, "dropout": m.dropout, "ignore_merges": m.ignore_merges,
                       "fuse_unk": m.fuse_unk, "byte_fallback": m.byte_fallback},
         });
-        Self::from_parts(tok, &json_view, config, origin)
+        Self::from_parts(tok, own, &json_view, config, origin)
     }
 
-    fn from_parts(tok: tokenizers::Tokenizer, structure: &Value, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
+    fn from_parts(
+        tok: tokenizers::Tokenizer,
+        own: std::result::Result<yieldtok_engine::Engine, String>,
+        structure: &Value,
+        config: Option<TokenizerConfig>,
+        origin: Option<String>,
+    ) -> Result<Self> {
         let added = AddedMatcher::new(&tok).map_err(|message| Error::InvalidTokenizer { origin: origin.clone(), message })?;
         let mut rules = crate::split::classify::classify(structure, &tok);
         if rules.continuation.is_some() && added.has_inexact() {
@@ -258,11 +303,18 @@ impl Tokenizer {
             }
         }
         let frame = SpecialFrame::probe(&tok);
-        log::info!(
-            "yieldtok: loaded {} — chunking: {}",
-            origin.as_deref().unwrap_or("tokenizer"),
-            planner.rules.describe()
-        );
+        let who = origin.as_deref().unwrap_or("tokenizer");
+        let own = own.and_then(|engine| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| OwnEngine::verify(engine, &tok, &planner)))
+                .unwrap_or_else(|_| Err("the yieldtok engine panicked in its load-time check".into()))
+                .map_err(|why| format!("load-time check against tokenizers failed: {why}"))
+        });
+        match &own {
+            Ok(e) => log::info!("yieldtok: the yieldtok engine serves {who} ({})", e.describe()),
+            Err(why) => log::info!("yieldtok: the reference engine (tokenizers) serves {who}: {why}"),
+        }
+        log::info!("yieldtok: loaded {who} — chunking: {}", planner.rules.describe());
+        let own = own.map(Arc::new);
         Ok(Tokenizer {
             inner: Arc::new_cyclic(|me| Inner {
                 me: me.clone(),
@@ -274,6 +326,7 @@ impl Tokenizer {
                 origin,
                 templates: Default::default(),
                 fast: Default::default(),
+                own,
                 #[cfg(not(target_arch = "wasm32"))]
                 scheduler: crate::Scheduler::global().clone(),
             }),
@@ -284,6 +337,18 @@ impl Tokenizer {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn with_scheduler(&self, scheduler: crate::Scheduler) -> Self {
         self.rebuild(|inner| inner.scheduler = scheduler)
+    }
+
+    /// Whether the fast engine (fastokens, native) may serve ids-only work; with `false` the
+    /// own engine (or the reference) serves it. For benchmarks and tests that compare engines.
+    pub fn with_fast_engine(&self, enabled: bool) -> Self {
+        self.rebuild(|inner| {
+            inner.fast = Arc::new(if enabled {
+                Default::default()
+            } else {
+                crate::engine::FastSlot::disabled("turned off by with_fast_engine(false)")
+            })
+        })
     }
 
     /// Use another default piece size (bytes) for jobs and async encodes.
@@ -303,6 +368,7 @@ impl Tokenizer {
             origin: i.origin.clone(),
             templates: Default::default(),
             fast: i.fast.clone(),
+            own: i.own.clone(),
             #[cfg(not(target_arch = "wasm32"))]
             scheduler: i.scheduler.clone(),
         };
@@ -340,17 +406,38 @@ impl Tokenizer {
         &self.inner.planner.rules.family
     }
 
-    /// The engine that serves ids-only work right now: `"fastokens"` once the fast engine is
-    /// loaded and verified, else `"tokenizers"` (the reference, which always serves offsets).
+    /// The engine that serves ids-only work (`encode_ids`, `count`, ids-only jobs) right now:
+    /// `"fastokens"` once the fast engine is loaded and verified (native; llama2-style
+    /// continuation pieces still go to the own engine), else `"yieldtok"` when the own engine
+    /// serves this tokenizer (see [`encoding_engine`](Self::encoding_engine)), else
+    /// `"tokenizers"` (the reference).
     pub fn engine(&self) -> &'static str {
         #[cfg(not(target_arch = "wasm32"))]
-        if self.inner.fast.ready().is_some() {
+        if self.inner.frame.is_some() && self.inner.fast.ready().is_some() {
             return "fastokens";
         }
-        "tokenizers"
+        self.encoding_engine()
     }
 
-    /// Why the fast engine does not serve this tokenizer (`None` while it loads or once ready).
+    /// The engine that serves full encodings (ids, offsets, masks): `"yieldtok"` (the own
+    /// engine, verified against `tokenizers` at load) or `"tokenizers"` (the reference, when
+    /// the own engine refused this tokenizer: see
+    /// [`encoding_engine_unavailable_reason`](Self::encoding_engine_unavailable_reason)).
+    pub fn encoding_engine(&self) -> &'static str {
+        if self.inner.own().is_some() {
+            "yieldtok"
+        } else {
+            "tokenizers"
+        }
+    }
+
+    /// Why the own engine does not serve this tokenizer (`None` when it does).
+    pub fn encoding_engine_unavailable_reason(&self) -> Option<&str> {
+        self.inner.own.as_ref().err().map(String::as_str)
+    }
+
+    /// Why the fast engine (fastokens) does not serve this tokenizer (`None` while it loads or
+    /// once ready).
     pub fn engine_unavailable_reason(&self) -> Option<&str> {
         self.inner.fast.unavailable()
     }

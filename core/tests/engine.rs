@@ -1,4 +1,5 @@
-//! The fast engine (fastokens) against the reference (`tokenizers`): ids-only results equal on
+//! The fast engine (fastokens), and the own engine with fastokens turned off, against the
+//! reference (`tokenizers`): ids-only results equal on
 //! every fixture tokenizer — gpt4o included, whose gapped vocab the engine normalises — over
 //! the exactness corpus (multilingual, code, JSON, emoji, combining marks, Roman numerals,
 //! fullwidth digits, NBSP, whitespace runs, special tokens, 1 MB+), through every ids-only path
@@ -20,7 +21,17 @@ fn loaded(name: &str) -> Tokenizer {
 }
 
 fn check(name: &str) {
-    let tok = loaded(name);
+    let fast = loaded(name);
+    check_ids(name, &fast, "fastokens");
+    // The same ids-only paths with fastokens turned off: the own engine serves them.
+    let own = fast.with_fast_engine(false);
+    check_ids(name, &own, "yieldtok");
+}
+
+fn check_ids(name: &str, tok: &Tokenizer, engine: &str) {
+    assert_eq!(tok.engine(), engine, "{name}");
+    let name = &format!("{name}[{engine}]");
+    let tok = tok.clone();
     let mut texts = corpus(&tok);
     texts.push(("roman/fullwidth/nbsp".into(), "Ⅻ ⅷ ０１２３ x\u{a0}y \u{a0}word ☺︎ ❤️ 👩🏽‍💻 ".repeat(40)));
     texts.push(("1MB".into(), mixed(&tok, 11, 1_100_000)));
@@ -74,9 +85,20 @@ fn llama2() {
     check("llama2");
 }
 
-fn toks() -> &'static Vec<Tokenizer> {
-    static T: OnceLock<Vec<Tokenizer>> = OnceLock::new();
-    T.get_or_init(|| ["qwen3", "gpt4o", "gemma3", "llama2", "deepseek_v3"].iter().map(|n| loaded(n)).collect())
+/// Each tokenizer with fastokens serving ids, then with the own engine serving them.
+fn toks() -> &'static Vec<(Tokenizer, Tokenizer)> {
+    static T: OnceLock<Vec<(Tokenizer, Tokenizer)>> = OnceLock::new();
+    T.get_or_init(|| {
+        ["qwen3", "gpt4o", "gemma3", "llama2", "deepseek_v3"]
+            .iter()
+            .map(|n| {
+                let fast = loaded(n);
+                let own = fast.with_fast_engine(false);
+                assert_eq!(own.engine(), "yieldtok", "{n}");
+                (fast, own)
+            })
+            .collect()
+    })
 }
 
 proptest! {
@@ -93,7 +115,9 @@ proptest! {
             s.push_str(p);
             if let Some(w) = words.get(i) { s.push_str(w); }
         }
-        let tok = &toks()[which];
-        prop_assert_eq!(tok.encode_ids(&s, add).unwrap(), reference(tok, &s, add).ids, "{:?}", s);
+        let (fast, own) = &toks()[which];
+        let want = reference(fast, &s, add).ids;
+        prop_assert_eq!(fast.encode_ids(&s, add).unwrap(), want.clone(), "fastokens {:?}", s);
+        prop_assert_eq!(own.encode_ids(&s, add).unwrap(), want, "yieldtok {:?}", s);
     }
 }

@@ -1,7 +1,8 @@
 //! Differential exactness: chunked encodes (many piece sizes, sequential, sliced with tiny
 //! budgets, parallel, and through the async scheduler) equal `tokenizers`' whole-text encode —
 //! ids, byte offsets, type ids, special-tokens and attention masks — for every fixture
-//! tokenizer and a varied corpus, with and without special tokens.
+//! tokenizer and a varied corpus, with and without special tokens. Every fixture is served by
+//! the own engine (asserted), so these compare it, chunked, with `tokenizers`' whole encode.
 
 mod common;
 
@@ -13,6 +14,7 @@ const PIECES: &[usize] = &[1, 7, 64, 509, 4096, 65536];
 fn check_tokenizer(name: &str) {
     let tok = fixture(name);
     assert!(tok.cut_rules().is_chunked(), "{name}: expected a chunking family, got {}", tok.cut_rules().describe());
+    assert_own_engine(&tok, name);
     for (label, text) in corpus(&tok) {
         for add in [false, true] {
             let want = reference(&tok, &text, add);
@@ -82,6 +84,7 @@ fn llama2() {
 fn megabyte_inputs() {
     for name in ["qwen3", "llama2", "gemma3", "gpt4o"] {
         let tok = fixture(name);
+        assert_own_engine(&tok, name);
         let text = mixed(&tok, 99, 1_200_000);
         let want = reference(&tok, &text, true);
         assert_same(&format!("{name}/1MB/encode"), &text, &tok.encode(&text, true).unwrap(), &want);

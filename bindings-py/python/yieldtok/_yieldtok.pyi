@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Awaitable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, final, overload
+from typing import Any, Awaitable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -348,9 +348,20 @@ class Tokenizer:
     def encode_batch_fast(self, texts: Sequence[str], add_special_tokens: bool = True) -> BatchEncoding:
         """Same as ``encode_batch`` (offsets cost little here); kept for ``tokenizers`` compatibility."""
     @property
-    def engine(self) -> str:
+    def engine(self) -> Literal["fastokens", "yieldtok", "tokenizers"]:
         """The engine serving ids-only work now: ``"fastokens"`` once the fast engine has loaded
-        and passed its check against the reference, else ``"tokenizers"``."""
+        and passed its check against the reference, else ``"yieldtok"`` (the own engine, when
+        it serves this tokenizer), else ``"tokenizers"``. Ids are identical either way."""
+        ...
+    @property
+    def encoding_engine(self) -> Literal["yieldtok", "tokenizers"]:
+        """The engine serving full encodings (ids, offsets, masks): ``"yieldtok"`` (the own
+        engine, checked against ``tokenizers`` at load) or ``"tokenizers"`` (when the own engine
+        refused this tokenizer; see :attr:`encoding_engine_unavailable_reason`)."""
+        ...
+    @property
+    def encoding_engine_unavailable_reason(self) -> Optional[str]:
+        """Why the own engine does not serve this tokenizer (``None`` when it does)."""
         ...
     def wait_for_engine(self) -> str:
         """Wait until the fast engine has loaded (or been ruled out); returns :attr:`engine`."""

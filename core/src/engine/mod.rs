@@ -1,18 +1,28 @@
 //! The engine seam: which encoder turns a piece of text into ids.
 //!
-//! * The **reference** engine is the `tokenizers` pipeline (`crate::pipeline`): every model,
-//!   offsets, wasm32.
+//! * The **own** engine ([`own`], crate `yieldtok-engine`, pure Rust: native and wasm32) serves
+//!   every piece — full `Encoding`s (ids, offsets, masks), and ids-only work while fastokens is
+//!   not ready or cannot serve (always on wasm32) — once it has loaded (at tokenizer load,
+//!   beside `tokenizers`' parse) and passed its check against the reference on the self-check
+//!   sample. [`Tokenizer::encoding_engine`](crate::Tokenizer::encoding_engine) says whether it
+//!   serves, and why not.
+//! * The **reference** engine is the `tokenizers` pipeline (`crate::pipeline`): the fallback
+//!   for every tokenizer the own engine refuses, and the post-processor where the own engine
+//!   cannot frame an encoding itself.
 //! * The **fast** engine ([`fast`], native only) is `fastokens`: ids only, many times faster.
 //!   It serves ids-only pieces (`encode_ids`, `count`, id batches, ids-only jobs and futures,
 //!   chat-template ids) once it is ready. It is built on first ids-only use, on one
 //!   process-wide loader thread (it costs 3–4x the reference's load time), then checked
 //!   against the reference on the load-time self-check sample; until it is ready, or if it cannot serve
-//!   the tokenizer or the check fails, the reference engine serves everything.
+//!   the tokenizer or the check fails (and for llama2-style continuation pieces, which it
+//!   cannot encode), the own engine serves ids — or the reference, where the own engine
+//!   does not serve.
 //!   [`Tokenizer::engine`](crate::Tokenizer::engine) says which engine serves ids right now,
 //!   and a `log` line records each decision.
 
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) mod fast;
+pub(crate) mod own;
 
 use std::sync::OnceLock;
 
@@ -42,6 +52,15 @@ pub(crate) struct FastSlot {
 }
 
 impl FastSlot {
+    /// A slot whose fast engine never serves, for the reason `why`.
+    pub(crate) fn disabled(why: &str) -> FastSlot {
+        let slot = FastSlot::default();
+        let state = slot.here();
+        state.started.store(true, std::sync::atomic::Ordering::Release);
+        let _ = state.engine.set(Err(why.to_string()));
+        slot
+    }
+
     /// This process's state.
     pub(crate) fn here(&self) -> &EngineState {
         cfg_if::cfg_if! {

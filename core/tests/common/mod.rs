@@ -31,6 +31,12 @@ pub fn corpus(tok: &Tokenizer) -> Vec<(String, String)> {
     yieldtok_testkit::corpus::exactness(&added_tokens(tok, 8))
 }
 
+/// Assert that the own engine serves `tok` (full encodings, and ids until fastokens is ready).
+pub fn assert_own_engine(tok: &Tokenizer, name: &str) {
+    assert_eq!(tok.encoding_engine(), "yieldtok", "{name}: {:?}", tok.encoding_engine_unavailable_reason());
+    assert_eq!(tok.encoding_engine_unavailable_reason(), None, "{name}");
+}
+
 /// Whole-text reference encode through `tokenizers` itself.
 pub fn reference(tok: &Tokenizer, text: &str, add_special: bool) -> Encoding {
     Encoding::from(tok.hf().encode(text, add_special).expect("reference encode"))

@@ -1,0 +1,327 @@
+//! The own engine (`yieldtok-engine`, pure Rust, native and wasm32) behind the engine seam:
+//! built from the `tokenizer.json` text at load ([`build`]), proven against the reference
+//! (`tokenizers`) on the load-time self-check sample before it serves anything
+//! ([`OwnEngine::verify`]), then encoding pieces (ids, byte offsets and words, or ids only)
+//! and assembling full pieces into an [`Encoding`].
+//!
+//! Assembly ([`OwnEngine::assemble`]) keeps `tokenizers`' post-processor semantics. When the
+//! tokenizer has no truncation or padding and its post-processor only frames the content with
+//! fixed special tokens without touching offsets (probed at load, like
+//! [`SpecialFrame::probe`](crate::pipeline::SpecialFrame::probe), and checked end to end on
+//! the sample), the [`Encoding`] is built directly: the frame's special tokens get offsets
+//! `(0, 0)`, special-tokens mask 1 and the frame's type ids; the content keeps its offsets,
+//! mask 0 and the content type id. Otherwise a `tokenizers::Encoding` is built from the
+//! engine's output (token strings from the vocabulary) and `post_process` runs on it.
+
+use std::sync::atomic::AtomicBool;
+
+use tokenizers::Encoding as HfEncoding;
+use yieldtok_engine::{EncodeError, Engine, PieceOptions, Tokens};
+
+use crate::encoding::Encoding;
+use crate::error::{Error, Result};
+use crate::split::{Mode, Planner, ZoneCursor};
+
+/// Build the engine from the text of a `tokenizer.json`; `Err(reason)` when it refuses (or
+/// panics, which is caught).
+pub(crate) fn build(json: &str) -> std::result::Result<Engine, String> {
+    if disabled() {
+        return Err("disabled by YIELDTOK_ENGINE".into());
+    }
+    match std::panic::catch_unwind(|| Engine::from_json(json)) {
+        Ok(Ok(engine)) => Ok(engine),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the yieldtok engine panicked while loading".into()),
+    }
+}
+
+/// `YIELDTOK_ENGINE=reference` (or `tokenizers`): only the reference engine serves.
+pub(crate) fn disabled() -> bool {
+    std::env::var("YIELDTOK_ENGINE").is_ok_and(|v| v == "reference" || v == "tokenizers")
+}
+
+/// One piece's output: its byte offset in the whole text and the engine's tokens (offsets
+/// relative to the piece, words counted from 0 within it).
+pub(crate) struct OwnPiece {
+    pub(crate) start: usize,
+    pub(crate) tokens: Tokens,
+}
+
+/// How full pieces become an [`Encoding`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Post {
+    /// Directly, with this frame.
+    Direct(Frame),
+    /// Through `tokenizers`' `post_process`.
+    PostProcess,
+}
+
+/// What the post-processor adds with `add_special_tokens`: `(id, type id)` before and after
+/// the content, and the content's type id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Frame {
+    prefix: Vec<(u32, u32)>,
+    suffix: Vec<(u32, u32)>,
+    content_type: u32,
+}
+
+/// The own engine of one tokenizer, verified and serving.
+pub(crate) struct OwnEngine {
+    engine: Engine,
+    post: Post,
+}
+
+fn map_err(e: EncodeError) -> Error {
+    match e {
+        EncodeError::Cancelled => Error::Cancelled,
+        EncodeError::TooLong { len, limit } => Error::InputTooLarge { len, limit },
+        EncodeError::Model(m) => Error::Tokenize(m),
+    }
+}
+
+fn opts(mode: Mode, cancel: Option<&AtomicBool>) -> PieceOptions<'_> {
+    PieceOptions { continuation: mode == Mode::Continuation, cancel }
+}
+
+impl OwnEngine {
+    /// Check `engine` against the reference on the self-check sample and pick the assembly:
+    /// every piece the planner cuts (at every candidate, at a mid size, and whole; normal and
+    /// continuation pieces) must give the reference piece's ids, byte offsets and words, and
+    /// the assembled result the reference's whole-text `encode` (ids, offsets, type ids, both
+    /// masks) with and without special tokens. `Err(reason)` on the first difference.
+    pub(crate) fn verify(engine: Engine, tok: &tokenizers::Tokenizer, planner: &Planner) -> std::result::Result<Self, String> {
+        let sample = crate::split::selfcheck::sample(tok);
+        let mut own = OwnEngine { engine, post: Post::PostProcess };
+        let mut plans: Vec<(&str, usize, Vec<OwnPiece>)> = Vec::new();
+        for text in ["", " ", "a", "\n\n", " Hello"] {
+            plans.push((text, usize::MAX, own.check_pieces(tok, planner, text, usize::MAX)?));
+        }
+        for target in [1, 61, usize::MAX] {
+            plans.push((&sample, target, own.check_pieces(tok, planner, &sample, target)?));
+        }
+        let mut candidates = Vec::new();
+        if let Some(frame) = Frame::probe(tok) {
+            candidates.push(Post::Direct(frame));
+        }
+        candidates.push(Post::PostProcess);
+        let mut why = String::new();
+        for post in candidates {
+            own.post = post;
+            match own.check_assembly(tok, &plans) {
+                Ok(()) => return Ok(own),
+                Err(e) => {
+                    log::info!("yieldtok: own engine: assembly {:?} refused: {e}", own.post);
+                    why = e;
+                }
+            }
+        }
+        Err(why)
+    }
+
+    /// Encode `text` in the planner's pieces of `target` bytes with both engines; compare.
+    fn check_pieces(
+        &self,
+        tok: &tokenizers::Tokenizer,
+        planner: &Planner,
+        text: &str,
+        target: usize,
+    ) -> std::result::Result<Vec<OwnPiece>, String> {
+        let mut out = Vec::new();
+        let mut cur = ZoneCursor::default();
+        let mut start = 0;
+        while start < text.len() || (text.is_empty() && out.is_empty()) {
+            let (end, mode) = if text.is_empty() { (0, Mode::Normal) } else { planner.next_piece(text, start, target, &mut cur) };
+            let want = crate::pipeline::encode_piece(tok, planner.rules.continuation.as_ref(), text, start..end, mode, true)
+                .map_err(|e| format!("reference piece encode failed: {e}"))?;
+            let got = self.encode(&text[start..end], mode, None).map_err(|e| format!("engine encode failed: {e}"))?;
+            let at = |what: &str| format!("{what} differ from the reference in the {mode:?} piece {start}..{end} of {target}-byte pieces: {:?}", &text[start..end]);
+            if got.ids != want.get_ids() {
+                return Err(at("ids"));
+            }
+            let offsets: Vec<(usize, usize)> = got.offsets.iter().map(|&(a, b)| (start + a as usize, start + b as usize)).collect();
+            if offsets != want.get_offsets() {
+                return Err(at("byte offsets"));
+            }
+            if got.words.iter().map(|&w| Some(w)).ne(want.get_word_ids().iter().copied()) {
+                return Err(at("words"));
+            }
+            out.push(OwnPiece { start, tokens: got });
+            if end == start {
+                break;
+            }
+            start = end;
+        }
+        Ok(out)
+    }
+
+    fn check_assembly(&self, tok: &tokenizers::Tokenizer, plans: &[(&str, usize, Vec<OwnPiece>)]) -> std::result::Result<(), String> {
+        for add in [false, true] {
+            for (text, target, pieces) in plans {
+                let want = Encoding::from(tok.encode(*text, add).map_err(|e| format!("reference encode failed: {e}"))?);
+                let copy = pieces.iter().map(|p| OwnPiece { start: p.start, tokens: p.tokens.clone() }).collect();
+                let got = self.assemble(tok, copy, add).map_err(|e| e.to_string())?;
+                if got != want {
+                    return Err(format!(
+                        "the assembled encoding of {:?} in {target}-byte pieces (add_special_tokens={add}) differs from the reference",
+                        text.get(..40.min(text.len())).unwrap_or(text)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What the engine runs, and how it assembles (for logs).
+    pub(crate) fn describe(&self) -> String {
+        let post = match &self.post {
+            Post::Direct(_) => "special tokens framed directly",
+            Post::PostProcess => "tokenizers' post-processor",
+        };
+        format!("{}; {post}", self.engine.describe())
+    }
+
+    /// One piece: ids, byte offsets (relative to the piece) and words.
+    pub(crate) fn encode(&self, piece: &str, mode: Mode, cancel: Option<&AtomicBool>) -> Result<Tokens> {
+        let mut out = Tokens::default();
+        self.engine.encode(piece, &opts(mode, cancel), &mut out).map_err(map_err)?;
+        Ok(out)
+    }
+
+    /// One piece, ids only.
+    pub(crate) fn encode_ids(&self, piece: &str, mode: Mode, cancel: Option<&AtomicBool>) -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        self.engine.encode_ids(piece, &opts(mode, cancel), &mut out).map_err(map_err)?;
+        Ok(out)
+    }
+
+    /// Concatenate pieces (in text order) and post-process once, as `tokenizers` does for the
+    /// whole text.
+    pub(crate) fn assemble(&self, tok: &tokenizers::Tokenizer, pieces: Vec<OwnPiece>, add_special_tokens: bool) -> Result<Encoding> {
+        match &self.post {
+            Post::Direct(frame) => Ok(frame.assemble(&pieces, add_special_tokens)),
+            Post::PostProcess => {
+                let enc = to_hf(tok, &pieces);
+                let processed = tok.post_process(enc, None, add_special_tokens).map_err(Error::tokenize)?;
+                Ok(Encoding::from(processed))
+            }
+        }
+    }
+}
+
+/// The pieces as one `tokenizers::Encoding` before post-processing (what the reference
+/// pipeline's `into_encoding` gives for the whole text): token strings from the vocabulary,
+/// words numbered over the whole text, type ids 0, masks of an unprocessed encoding.
+pub(crate) fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncoding {
+    let n: usize = pieces.iter().map(|p| p.tokens.ids.len()).sum();
+    let mut ids = Vec::with_capacity(n);
+    let mut tokens = Vec::with_capacity(n);
+    let mut words = Vec::with_capacity(n);
+    let mut offsets = Vec::with_capacity(n);
+    let mut word_base = 0u32;
+    for p in pieces {
+        ids.extend_from_slice(&p.tokens.ids);
+        tokens.extend(p.tokens.ids.iter().map(|&id| tok.id_to_token(id).unwrap_or_default()));
+        words.extend(p.tokens.words.iter().map(|&w| Some(word_base + w)));
+        offsets.extend(p.tokens.offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));
+        word_base += p.tokens.n_words;
+    }
+    HfEncoding::new(ids, vec![0; n], tokens, words, offsets, vec![0; n], vec![1; n], vec![], Default::default())
+}
+
+impl Frame {
+    /// Read the frame off the post-processor: `None` unless the tokenizer has no truncation or
+    /// padding and post-processing probe encodings of 0, 1 and 3 tokens (distinct offsets)
+    /// only adds the same special tokens around them, with offsets `(0, 0)` and
+    /// special-tokens mask 1, keeps the content's offsets, words and masks, and without
+    /// special tokens changes nothing.
+    fn probe(tok: &tokenizers::Tokenizer) -> Option<Frame> {
+        if tok.get_truncation().is_some() || tok.get_padding().is_some() {
+            return None;
+        }
+        const MARK: u32 = u32::MAX - 7;
+        let probe = |n: usize, add: bool| -> Option<Frame> {
+            let offsets: Vec<(usize, usize)> = (0..n).map(|i| (2 * i + 1, 2 * i + 2)).collect();
+            let enc = HfEncoding::new(
+                vec![MARK; n],
+                vec![0; n],
+                vec!["\u{0}".to_string(); n],
+                (0..n as u32).map(Some).collect(),
+                offsets.clone(),
+                vec![0; n],
+                vec![1; n],
+                vec![],
+                Default::default(),
+            );
+            let out = tok.post_process(enc, None, add).ok()?;
+            let ids = out.get_ids();
+            let first = if n == 0 { ids.iter().position(|&i| i == MARK).unwrap_or(0) } else { ids.iter().position(|&i| i == MARK)? };
+            if ids.iter().filter(|&&i| i == MARK).count() != n || ids[first..first + n].iter().any(|&i| i != MARK) {
+                return None;
+            }
+            let content = first..first + n;
+            let (types, special, attention) = (out.get_type_ids(), out.get_special_tokens_mask(), out.get_attention_mask());
+            if out.get_offsets()[content.clone()] != offsets[..]
+                || out.get_word_ids()[content.clone()].iter().copied().ne((0..n as u32).map(Some))
+                || special[content.clone()].iter().any(|&m| m != 0)
+                || attention.iter().any(|&m| m != 1)
+                || !out.get_overflowing().is_empty()
+            {
+                return None;
+            }
+            let content_type = if n == 0 { 0 } else { types[first] };
+            if types[content.clone()].iter().any(|&t| t != content_type) {
+                return None;
+            }
+            for i in (0..first).chain(first + n..ids.len()) {
+                if out.get_offsets()[i] != (0, 0) || special[i] != 1 || out.get_word_ids()[i].is_some() {
+                    return None;
+                }
+            }
+            let pair = |r: std::ops::Range<usize>| r.map(|i| (ids[i], types[i])).collect::<Vec<_>>();
+            Some(Frame { prefix: pair(0..first), suffix: pair(first + n..ids.len()), content_type })
+        };
+        // Without special tokens: the content unchanged, type id 0.
+        for n in [0, 1, 3] {
+            let f = probe(n, false)?;
+            if !f.prefix.is_empty() || !f.suffix.is_empty() || f.content_type != 0 {
+                return None;
+            }
+        }
+        let one = probe(1, true)?;
+        let three = probe(3, true)?;
+        let zero = probe(0, true)?;
+        let framed: Vec<(u32, u32)> = one.prefix.iter().chain(&one.suffix).copied().collect();
+        (one == three && zero.prefix.iter().chain(&zero.suffix).copied().eq(framed)).then_some(one)
+    }
+
+    fn assemble(&self, pieces: &[OwnPiece], add: bool) -> Encoding {
+        let n: usize = pieces.iter().map(|p| p.tokens.ids.len()).sum();
+        let (prefix, suffix, content_type): (&[(u32, u32)], &[(u32, u32)], u32) =
+            if add { (&self.prefix, &self.suffix, self.content_type) } else { (&[], &[], 0) };
+        let total = prefix.len() + n + suffix.len();
+        let mut e = Encoding {
+            ids: Vec::with_capacity(total),
+            offsets: Vec::with_capacity(total),
+            type_ids: Vec::with_capacity(total),
+            special_tokens_mask: Vec::with_capacity(total),
+            attention_mask: vec![1; total],
+        };
+        let special = |e: &mut Encoding, frame: &[(u32, u32)]| {
+            for &(id, ty) in frame {
+                e.ids.push(id);
+                e.offsets.push((0, 0));
+                e.type_ids.push(ty);
+                e.special_tokens_mask.push(1);
+            }
+        };
+        special(&mut e, prefix);
+        for p in pieces {
+            e.ids.extend_from_slice(&p.tokens.ids);
+            e.offsets.extend(p.tokens.offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));
+        }
+        e.type_ids.resize(prefix.len() + n, content_type);
+        e.special_tokens_mask.resize(prefix.len() + n, 0);
+        special(&mut e, suffix);
+        e
+    }
+}
