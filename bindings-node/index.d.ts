@@ -24,9 +24,9 @@ export declare class CancelToken {
 
 export declare class NativeTokenizer {
   /** Render (and tokenize) a conversation on the core scheduler; resolves to a [`ChatResult`]. */
-  applyChatTemplate(args: ChatArgs, token?: CancelToken | undefined | null): Promise<ChatResult>
+  applyChatTemplate(call: string, token?: CancelToken | undefined | null): Promise<ChatResult>
   /** [`apply_chat_template`](Self::apply_chat_template) on the calling thread. */
-  applyChatTemplateSync(args: ChatArgs): ChatResult
+  applyChatTemplateSync(call: string): ChatResult
   /**
    * ART's `tokenize_trajectory_groups` on the core scheduler (parsing included): resolves to
    * the results and the per-trajectory errors.
@@ -96,33 +96,17 @@ export declare class NativeTokenizer {
   decodeBatch(ids: Uint32Array, starts: Uint32Array, skipSpecialTokens: boolean): Promise<string[]>
 }
 
-/** The arguments of one `applyChatTemplate` call (JSON values as text). */
-export interface ChatArgs {
-  /** The conversation, a JSON list of message objects. */
-  messages: string
-  /** Tool schemas (JSON), or none. */
-  tools?: string
-  /** RAG documents (JSON), or none. */
-  documents?: string
-  /** Extra template variables (a JSON object), or none. */
-  kwargs?: string
-  addGenerationPrompt: boolean
-  continueFinalMessage: boolean
-  /** Continue this field of the final message (implies `continue_final_message`). */
-  continueFinalField?: string
-  /** A template name or source (default: the tokenizer's). */
-  chatTemplate?: string
-  tokenize: boolean
-  returnAssistantTokensMask: boolean
-  /** Hand the rendered text back (else only the ids are). */
-  returnText: boolean
-}
-
-/** What `applyChatTemplate` computed; the JS layer shapes it like transformers. */
+/**
+ * What `applyChatTemplate` returns, for the JS layer to shape: `kind` says which of
+ * transformers' results it is (`text`: `text`; `ids`: `inputIds`; `dict`: `inputIds`,
+ * `attentionMask`, `assistantMasks` when asked, `text` when not tokenized).
+ */
 export interface ChatResult {
+  kind: 'text' | 'ids' | 'dict'
   text?: string
-  ids?: Uint32Array
-  assistantMask?: Uint32Array
+  inputIds?: Uint32Array
+  attentionMask?: Uint32Array
+  assistantMasks?: Uint32Array
 }
 
 /**

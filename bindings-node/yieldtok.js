@@ -157,42 +157,56 @@ function optSeed(options, key = 'seed') {
 
 // ---- chat templates ----
 
-/** The native arguments of applyChatTemplate, and how to shape its result. */
+/** A JSON object text from JSON texts by key (keys whose text is undefined are left out). */
+function jsonObject(fields) {
+  const parts = []
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) parts.push(`${JSON.stringify(k)}:${v}`)
+  return `{${parts.join(',')}}`
+}
+
+/** A boolean option as JSON text; undefined when absent (the core applies the default). */
+function flagJSON(options, key) {
+  const v = flag(options, key, undefined)
+  return v === undefined ? undefined : String(v)
+}
+
+/**
+ * The native call of applyChatTemplate: the core's `ChatCall` as one JSON text (its defaults
+ * are transformers', applied in the core). Here only the types are checked.
+ */
 function chatArgs(messages, options) {
   if (!Array.isArray(messages)) throw new TypeError(`messages must be an array of message objects, got ${describe(messages)}`)
   const o = checkOptions(options)
-  const tokenize = flag(o, 'tokenize', true)
-  const returnDict = flag(o, 'returnDict', false)
+  const tokenize = flagJSON(o, 'tokenize')
+  const returnDict = flagJSON(o, 'returnDict')
   const cont = o.continueFinalMessage
   if (!(cont === undefined || cont === null || typeof cont === 'boolean' || typeof cont === 'string')) {
     throw new TypeError(`options.continueFinalMessage must be a boolean or a field name, got ${describe(cont)}`)
   }
-  const args = {
+  const call = jsonObject({
     messages: toJSON(messages, 'messages'),
     tools: optArrayJSON(o, 'tools'),
     documents: optArrayJSON(o, 'documents'),
     kwargs: optObjectJSON(o, 'kwargs'),
-    addGenerationPrompt: flag(o, 'addGenerationPrompt', false),
-    continueFinalMessage: cont === true,
-    continueFinalField: typeof cont === 'string' ? cont : undefined,
-    chatTemplate: optString(o, 'chatTemplate'),
-    tokenize: tokenize || returnDict,
-    returnAssistantTokensMask: flag(o, 'returnAssistantTokensMask', false),
-    returnText: !tokenize,
-  }
-  return { args, tokenize, returnDict, signal: signalOf(o) }
+    addGenerationPrompt: flagJSON(o, 'addGenerationPrompt'),
+    continueFinalMessage: cont === null ? undefined : JSON.stringify(cont),
+    chatTemplate: JSON.stringify(optString(o, 'chatTemplate')),
+    tokenize,
+    returnDict,
+    returnAssistantTokensMask: flagJSON(o, 'returnAssistantTokensMask'),
+  })
+  return { call, signal: signalOf(o) }
 }
 
-/** transformers' return value: the text, the ids, or a dict. */
-function chatOutput(r, tokenize, returnDict) {
-  if (!tokenize && !returnDict) return r.text
-  const ids = r.ids ?? new Uint32Array(0)
-  if (!returnDict) return ids
+/** transformers' return value (the core chose which): the text, the ids, or a dict. */
+function chatOutput(r) {
+  if (r.kind === 'text') return r.text
+  if (r.kind === 'ids') return r.inputIds
   const out = {}
-  if (!tokenize) out.text = r.text
-  out.inputIds = ids
-  out.attentionMask = new Uint32Array(ids.length).fill(1)
-  if (r.assistantMask) out.assistantMasks = r.assistantMask
+  if (r.text !== undefined && r.text !== null) out.text = r.text
+  out.inputIds = r.inputIds
+  out.attentionMask = r.attentionMask
+  if (r.assistantMasks) out.assistantMasks = r.assistantMasks
   return out
 }
 
@@ -592,9 +606,8 @@ class Tokenizer {
    * `apply_chat_template`; on the core scheduler.
    */
   async applyChatTemplate(messages, options) {
-    const { args, tokenize, returnDict, signal } = chatArgs(messages, options)
-    const r = await withSignal(signal, (token) => this[NATIVE].applyChatTemplate(args, token))
-    return chatOutput(r, tokenize, returnDict)
+    const { call, signal } = chatArgs(messages, options)
+    return chatOutput(await withSignal(signal, (token) => this[NATIVE].applyChatTemplate(call, token)))
   }
 
   /** ART's `tokenize_trajectory_groups`, on the core scheduler (histories in parallel). */
@@ -643,8 +656,7 @@ class Tokenizer {
   }
 
   applyChatTemplateSync(messages, options) {
-    const { args, tokenize, returnDict } = chatArgs(messages, options)
-    return chatOutput(this[NATIVE].applyChatTemplateSync(args), tokenize, returnDict)
+    return chatOutput(this[NATIVE].applyChatTemplateSync(chatArgs(messages, options).call))
   }
 
   tokenizeTrajectoriesSync(groups, options) {

@@ -1,108 +1,80 @@
-//! `applyChatTemplate`: the JS layer hands over the conversation, tools, documents and template
-//! kwargs as JSON text (`JSON.stringify`, which keeps key order) plus the flags; this file parses
-//! them into a core [`ChatRequest`] and runs [`yieldtok::Tokenizer::apply_chat_template`] — on
-//! the core scheduler (`Tokenizer::spawn`) for the Promise version, JSON parsing included, or on
-//! the calling thread for the sync twin. The JS layer shapes the result the way transformers
-//! returns it (a string, ids, or a dict).
+//! `applyChatTemplate`: the JS layer checks the options' types and hands over the whole call as
+//! one JSON text (`JSON.stringify` of each value, which keeps key order) in the core's
+//! [`ChatCall`] shape (camelCase keys; absent keys take transformers' defaults in the core); this
+//! file parses it and runs [`yieldtok::Tokenizer::chat`] — on the core scheduler
+//! (`Tokenizer::spawn`) for the Promise version, JSON parsing included, or on the calling thread
+//! for the sync twin — and hands the core's [`ChatReturn`] (text, ids, or dict) to JS.
 
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
-use serde_json::Value;
-use yieldtok::{ChatOptions, ChatOutput, ChatRequest};
+use yieldtok::{ChatCall, ChatReturn};
 
 use crate::cancel::CancelToken;
 use crate::errors::guard;
 use crate::promise::run_task;
 use crate::NativeTokenizer;
 
-/// The arguments of one `applyChatTemplate` call (JSON values as text).
-#[napi(object)]
-pub struct ChatArgs {
-    /// The conversation, a JSON list of message objects.
-    pub messages: String,
-    /// Tool schemas (JSON), or none.
-    pub tools: Option<String>,
-    /// RAG documents (JSON), or none.
-    pub documents: Option<String>,
-    /// Extra template variables (a JSON object), or none.
-    pub kwargs: Option<String>,
-    pub add_generation_prompt: bool,
-    pub continue_final_message: bool,
-    /// Continue this field of the final message (implies `continue_final_message`).
-    pub continue_final_field: Option<String>,
-    /// A template name or source (default: the tokenizer's).
-    pub chat_template: Option<String>,
-    pub tokenize: bool,
-    pub return_assistant_tokens_mask: bool,
-    /// Hand the rendered text back (else only the ids are).
-    pub return_text: bool,
-}
-
-/// What `applyChatTemplate` computed; the JS layer shapes it like transformers.
+/// What `applyChatTemplate` returns, for the JS layer to shape: `kind` says which of
+/// transformers' results it is (`text`: `text`; `ids`: `inputIds`; `dict`: `inputIds`,
+/// `attentionMask`, `assistantMasks` when asked, `text` when not tokenized).
 #[napi(object)]
 pub struct ChatResult {
+    #[napi(ts_type = "'text' | 'ids' | 'dict'")]
+    pub kind: String,
     pub text: Option<String>,
-    pub ids: Option<Uint32Array>,
-    pub assistant_mask: Option<Uint32Array>,
+    pub input_ids: Option<Uint32Array>,
+    pub attention_mask: Option<Uint32Array>,
+    pub assistant_masks: Option<Uint32Array>,
 }
 
-/// [`ChatResult`] as plain data, built on a worker.
-pub struct Chat {
-    text: Option<String>,
-    ids: Option<Vec<u32>>,
-    assistant_mask: Option<Vec<u32>>,
-}
-
-impl Chat {
-    fn into_js(self) -> Result<ChatResult> {
-        Ok(ChatResult { text: self.text, ids: self.ids.map(Uint32Array::new), assistant_mask: self.assistant_mask.map(Uint32Array::new) })
-    }
-}
-
-fn parse(json: &str, what: &str) -> yieldtok::Result<Value> {
-    serde_json::from_str(json).map_err(|e| yieldtok::Error::InvalidArgument(format!("{what}: {e}")))
+fn into_js(ret: ChatReturn) -> Result<ChatResult> {
+    let array = |v: Vec<u32>| Some(Uint32Array::new(v));
+    let (kind, text, input_ids, attention_mask, assistant_masks) = match ret {
+        ChatReturn::Text(text) => ("text", Some(text), None, None, None),
+        ChatReturn::Ids(ids) => ("ids", None, array(ids), None, None),
+        ChatReturn::Dict { text, input_ids, attention_mask, assistant_masks } => {
+            ("dict", text, array(input_ids), array(attention_mask), assistant_masks.and_then(array))
+        }
+    };
+    Ok(ChatResult { kind: kind.into(), text, input_ids, attention_mask, assistant_masks })
 }
 
 /// Parse, render and (when asked) tokenize.
-fn render(tok: &yieldtok::Tokenizer, args: ChatArgs) -> yieldtok::Result<Chat> {
-    let optional = |json: Option<&str>, what: &str| json.map(|j| parse(j, what)).transpose();
-    let kwargs = match optional(args.kwargs.as_deref(), "kwargs")? {
-        None | Some(Value::Null) => Default::default(),
-        Some(Value::Object(m)) => m,
-        Some(_) => return Err(yieldtok::Error::InvalidArgument("kwargs must be an object".into())),
-    };
-    let req = ChatRequest {
-        messages: parse(&args.messages, "messages")?,
-        tools: optional(args.tools.as_deref(), "tools")?,
-        documents: optional(args.documents.as_deref(), "documents")?,
-        add_generation_prompt: args.add_generation_prompt,
-        continue_final_message: args.continue_final_message || args.continue_final_field.is_some(),
-        continue_final_field: args.continue_final_field,
-        kwargs,
-    };
-    let opts = ChatOptions {
-        chat_template: args.chat_template,
-        tokenize: args.tokenize,
-        return_assistant_tokens_mask: args.return_assistant_tokens_mask,
-    };
-    let ChatOutput { text, mut ids, mut assistant_mask } = tok.apply_chat_template(&req, &opts)?;
+fn render(tok: &yieldtok::Tokenizer, call: &str) -> yieldtok::Result<ChatReturn> {
+    let call: ChatCall =
+        serde_json::from_str(call).map_err(|e| yieldtok::Error::InvalidArgument(format!("chat call: {e}")))?;
+    let mut ret = tok.chat(call)?;
     // `Uint32Array::new` shrinks to fit, which may reallocate: do it here, on the worker.
-    ids.iter_mut().chain(assistant_mask.iter_mut()).for_each(|v| v.shrink_to_fit());
-    Ok(Chat { text: args.return_text.then_some(text), ids, assistant_mask })
+    match &mut ret {
+        ChatReturn::Text(_) => {}
+        ChatReturn::Ids(ids) => ids.shrink_to_fit(),
+        ChatReturn::Dict { input_ids, attention_mask, assistant_masks, .. } => {
+            [Some(input_ids), Some(attention_mask), assistant_masks.as_mut()]
+                .into_iter()
+                .flatten()
+                .for_each(|v| v.shrink_to_fit())
+        }
+    }
+    Ok(ret)
 }
 
 #[napi]
 impl NativeTokenizer {
     /// Render (and tokenize) a conversation on the core scheduler; resolves to a [`ChatResult`].
     #[napi(ts_return_type = "Promise<ChatResult>")]
-    pub fn apply_chat_template<'env>(&self, env: &'env Env, args: ChatArgs, token: Option<&CancelToken>) -> Result<Object<'env>> {
-        run_task(env, self.tok.spawn(move |tok| render(tok, args)), token, Chat::into_js)
+    pub fn apply_chat_template<'env>(
+        &self,
+        env: &'env Env,
+        call: String,
+        token: Option<&CancelToken>,
+    ) -> Result<Object<'env>> {
+        run_task(env, self.tok.spawn(move |tok| render(tok, &call)), token, into_js)
     }
 
     /// [`apply_chat_template`](Self::apply_chat_template) on the calling thread.
     #[napi]
-    pub fn apply_chat_template_sync(&self, args: ChatArgs) -> Result<ChatResult> {
-        guard(|| render(&self.tok, args)).and_then(Chat::into_js)
+    pub fn apply_chat_template_sync(&self, call: String) -> Result<ChatResult> {
+        guard(|| render(&self.tok, &call)).and_then(into_js)
     }
 }

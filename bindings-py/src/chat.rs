@@ -1,12 +1,13 @@
 //! `apply_chat_template` for Python, with transformers' signature: conversion of the Python
-//! arguments (messages, tools, documents, template kwargs) to JSON values, and of the core's
-//! [`yieldtok::ChatOutput`] back to what transformers returns (a string, a list of ids, or a
-//! dict with `input_ids`, `attention_mask` and `assistant_masks`). Rendering and tokenizing
-//! happen in the core with the GIL released.
+//! arguments (messages, tools, documents, template kwargs) to the core's [`ChatCall`], and of
+//! the core's [`ChatReturn`] to Python values (a string, a list of ids, or a dict with
+//! `input_ids`, `attention_mask` and `assistant_masks`). Defaults, argument rules and the shape
+//! of the result live in the core; rendering and tokenizing happen there with the GIL released.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
+use yieldtok::{ChatCall, ChatReturn, ContinueFinalMessage};
 
 use crate::errors::{guard, TokenizerValueError};
 
@@ -21,26 +22,32 @@ pub fn to_json(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
     serde_json::from_str(&text).map_err(|e| TokenizerValueError::new_err(format!("{what}: {e}")))
 }
 
-/// The request for the core, from transformers-style arguments.
+/// The core's host call, from transformers' arguments (Python values become JSON values; the
+/// defaults are the signature's, which are transformers').
 #[allow(clippy::too_many_arguments)]
-pub fn request(
+pub fn call(
     conversation: &Bound<'_, PyAny>,
     tools: Option<&Bound<'_, PyAny>>,
     documents: Option<&Bound<'_, PyAny>>,
+    chat_template: Option<String>,
     add_generation_prompt: bool,
     continue_final_message: Option<&Bound<'_, PyAny>>,
+    tokenize: bool,
+    return_assistant_tokens_mask: bool,
+    return_dict: bool,
     kwargs: Option<&Bound<'_, PyDict>>,
-) -> PyResult<yieldtok::ChatRequest> {
+) -> PyResult<ChatCall> {
     let opt = |o: Option<&Bound<'_, PyAny>>, what: &str| -> PyResult<Option<Value>> {
         match o {
             Some(v) if !v.is_none() => Ok(Some(to_json(v, what)?)),
             _ => Ok(None),
         }
     };
-    let (continue_final, field) = match continue_final_message {
-        None => (false, None),
-        Some(v) if v.is_instance_of::<PyString>() => (true, Some(v.extract::<String>()?)),
-        Some(v) => (v.is_truthy()?, None),
+    let continue_final_message = match continue_final_message {
+        None => ContinueFinalMessage::No,
+        Some(v) if v.is_instance_of::<PyString>() => ContinueFinalMessage::Field(v.extract()?),
+        Some(v) if v.is_truthy()? => ContinueFinalMessage::Content,
+        Some(_) => ContinueFinalMessage::No,
     };
     let kwargs = match kwargs {
         Some(k) => match to_json(k.as_any(), "template kwargs")? {
@@ -49,62 +56,49 @@ pub fn request(
         },
         None => Map::new(),
     };
-    Ok(yieldtok::ChatRequest {
+    Ok(ChatCall {
         messages: to_json(conversation, "conversation")?,
         tools: opt(tools, "tools")?,
         documents: opt(documents, "documents")?,
-        add_generation_prompt,
-        continue_final_message: continue_final,
-        continue_final_field: field,
         kwargs,
+        chat_template,
+        add_generation_prompt,
+        continue_final_message,
+        tokenize,
+        return_dict,
+        return_assistant_tokens_mask,
     })
 }
 
-/// The core's options for `apply_chat_template`'s arguments: `return_dict=True` needs the ids
-/// even when `tokenize` is false (transformers returns `input_ids` then too).
-pub fn options(chat_template: Option<String>, tokenize: bool, return_dict: bool, return_assistant_tokens_mask: bool) -> yieldtok::ChatOptions {
-    yieldtok::ChatOptions { chat_template, tokenize: tokenize || return_dict, return_assistant_tokens_mask }
-}
-
 /// Render (and tokenize) with the GIL released.
-pub fn run(py: Python<'_>, tok: &yieldtok::Tokenizer, req: yieldtok::ChatRequest, opts: yieldtok::ChatOptions) -> PyResult<yieldtok::ChatOutput> {
-    py.detach(|| guard(|| tok.apply_chat_template(&req, &opts)))
+pub fn run(py: Python<'_>, tok: &yieldtok::Tokenizer, call: ChatCall) -> PyResult<ChatResult> {
+    py.detach(|| guard(|| tok.chat(call))).map(ChatResult)
 }
 
-/// transformers' return value for `tokenize` / `return_dict`.
-pub fn output(py: Python<'_>, out: yieldtok::ChatOutput, tokenize: bool, return_dict: bool) -> PyResult<Py<PyAny>> {
-    if !tokenize && !return_dict {
-        return Ok(PyString::new(py, &out.text).into_any().unbind());
-    }
-    let ids = out.ids.unwrap_or_default();
-    if !return_dict {
-        return Ok(PyList::new(py, &ids)?.into_any().unbind());
-    }
-    let d = PyDict::new(py);
-    if !tokenize {
-        d.set_item("text", out.text)?;
-    }
-    d.set_item("attention_mask", PyList::new(py, std::iter::repeat_n(1u32, ids.len()))?)?;
-    d.set_item("input_ids", PyList::new(py, &ids)?)?;
-    if let Some(mask) = out.assistant_mask {
-        d.set_item("assistant_masks", PyList::new(py, &mask)?)?;
-    }
-    Ok(d.into_any().unbind())
-}
-
-/// A finished render for the awaitable: converted to transformers' return value (GIL held) by
-/// the bridge.
-pub struct ChatResult {
-    pub out: yieldtok::ChatOutput,
-    pub tokenize: bool,
-    pub return_dict: bool,
-}
+/// What `apply_chat_template` returns, converted to Python values (GIL held): a string, a list
+/// of ids, or a dict with `input_ids`, `attention_mask` and `assistant_masks`.
+pub struct ChatResult(pub ChatReturn);
 
 impl<'py> IntoPyObject<'py> for ChatResult {
     type Target = PyAny;
     type Output = Bound<'py, PyAny>;
     type Error = PyErr;
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        output(py, self.out, self.tokenize, self.return_dict).map(|o| o.into_bound(py))
+        Ok(match self.0 {
+            ChatReturn::Text(text) => PyString::new(py, &text).into_any(),
+            ChatReturn::Ids(ids) => PyList::new(py, &ids)?.into_any(),
+            ChatReturn::Dict { text, input_ids, attention_mask, assistant_masks } => {
+                let d = PyDict::new(py);
+                if let Some(text) = text {
+                    d.set_item("text", text)?;
+                }
+                d.set_item("attention_mask", PyList::new(py, &attention_mask)?)?;
+                d.set_item("input_ids", PyList::new(py, &input_ids)?)?;
+                if let Some(mask) = assistant_masks {
+                    d.set_item("assistant_masks", PyList::new(py, &mask)?)?;
+                }
+                d.into_any()
+            }
+        })
     }
 }

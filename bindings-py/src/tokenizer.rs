@@ -335,10 +335,8 @@ impl Tokenizer {
         return_dict: bool,
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        let req = crate::chat::request(conversation, tools, documents, add_generation_prompt, continue_final_message, kwargs)?;
-        let opts = crate::chat::options(chat_template, tokenize, return_dict, return_assistant_tokens_mask);
-        let out = crate::chat::run(py, &self.tok, req, opts)?;
-        crate::chat::output(py, out, tokenize, return_dict)
+        let call = crate::chat::call(conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message, tokenize, return_assistant_tokens_mask, return_dict, kwargs)?;
+        Ok(crate::chat::run(py, &self.tok, call)?.into_pyobject(py)?.unbind())
     }
 
     /// Awaitable `apply_chat_template` (same arguments and results), rendered and tokenized on
@@ -359,14 +357,9 @@ impl Tokenizer {
         return_dict: bool,
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let req = crate::chat::request(conversation, tools, documents, add_generation_prompt, continue_final_message, kwargs)?;
-        let opts = crate::chat::options(chat_template, tokenize, return_dict, return_assistant_tokens_mask);
-        let fut = self.tok.spawn(move |t| t.apply_chat_template(&req, &opts));
-        bridge(
-            py,
-            async move { Ok(crate::chat::ChatResult { out: fut.await.map_err(to_pyerr)?, tokenize, return_dict }) },
-            Vec::new(),
-        )
+        let call = crate::chat::call(conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message, tokenize, return_assistant_tokens_mask, return_dict, kwargs)?;
+        let fut = self.tok.spawn(move |t| t.chat(call));
+        bridge(py, async move { Ok(crate::chat::ChatResult(fut.await.map_err(to_pyerr)?)) }, Vec::new())
     }
 
     /// Decode ids to text. Ids the vocabulary lacks raise `TokenizerValueError`.

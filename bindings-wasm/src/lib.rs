@@ -18,7 +18,7 @@ use js_sys::{Array, Function, Object, Promise, Reflect, Uint32Array, Uint8Array}
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use yieldtok::{Budget, ChatOptions, ChatRequest, EncodeJob, EncodeOptions, JobOutput, Output, TokenizerConfig};
+use yieldtok::{Budget, ChatCall, ContinueFinalMessage, EncodeJob, EncodeOptions, JobOutput, Output, TokenizerConfig};
 
 #[wasm_bindgen(module = "/js/runtime.js")]
 extern "C" {
@@ -532,30 +532,39 @@ impl Tokenizer {
                 to_json(&v, &format!("options.{key}")).map(Some)
             }
         };
-        let mut req = ChatRequest { messages: to_json(&messages, "messages")?, ..Default::default() };
-        req.tools = optional("tools")?;
-        req.documents = optional("documents")?;
-        req.add_generation_prompt = opt_bool(&options, "addGenerationPrompt", false)?;
-        let cont = get(&options, "continueFinalMessage");
-        if let Some(b) = cont.as_bool() {
-            req.continue_final_message = b;
-        } else if let Some(field) = cont.as_string() {
-            req.continue_final_message = true;
-            req.continue_final_field = Some(field);
-        } else if !(cont.is_undefined() || cont.is_null()) {
-            return Err(type_error("options.continueFinalMessage must be a boolean or a field name"));
-        }
-        if let Some(kwargs) = optional("kwargs")? {
-            match kwargs {
-                serde_json::Value::Object(map) => req.kwargs = map,
-                _ => return Err(type_error("options.kwargs must be an object")),
-            }
-        }
-        let opts = ChatOptions {
+        let messages = to_json(&messages, "messages")?;
+        let tools = optional("tools")?;
+        let documents = optional("documents")?;
+        let add_generation_prompt = opt_bool(&options, "addGenerationPrompt", false)?;
+        let continue_final_message = match get(&options, "continueFinalMessage") {
+            c if c.is_undefined() || c.is_null() => ContinueFinalMessage::No,
+            c if c.as_bool() == Some(true) => ContinueFinalMessage::Content,
+            c if c.as_bool() == Some(false) => ContinueFinalMessage::No,
+            c => match c.as_string() {
+                Some(field) => ContinueFinalMessage::Field(field),
+                None => return Err(type_error("options.continueFinalMessage must be a boolean or a field name")),
+            },
+        };
+        let kwargs = match optional("kwargs")? {
+            None => Default::default(),
+            Some(serde_json::Value::Object(map)) => map,
+            Some(_) => return Err(type_error("options.kwargs must be an object")),
+        };
+        // Unlike transformers (and the Python and Node bindings), `tokenize` is off by default here:
+        // the result always carries the text, and the ids only when asked.
+        let call = ChatCall {
+            messages,
+            tools,
+            documents,
+            kwargs,
+            add_generation_prompt,
+            continue_final_message,
             chat_template: opt_string(&options, "chatTemplate")?,
             tokenize: opt_bool(&options, "tokenize", false)?,
             return_assistant_tokens_mask: opt_bool(&options, "returnAssistantTokensMask", false)?,
+            return_dict: false,
         };
+        let (req, opts) = call.into_parts();
         let out = self.inner.apply_chat_template(&req, &opts).map_err(core_error)?;
         let obj = Object::new();
         Reflect::set(&obj, &"text".into(), &JsValue::from_str(&out.text))?;

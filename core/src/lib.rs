@@ -56,7 +56,7 @@ cfg_if::cfg_if! {
 }
 
 pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
-pub use chat::{ChatOptions, ChatOutput};
+pub use chat::{ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
 pub use config::TokenizerConfig;
 pub use encoding::Encoding;
 pub use error::{Error, Result};

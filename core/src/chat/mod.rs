@@ -3,7 +3,12 @@
 //! template source), keeps compiled templates in a per-tokenizer cache, renders with the
 //! [`chat_template`](crate::chat_template) engine, and optionally tokenizes the result
 //! (`add_special_tokens = false`, as transformers does) with transformers' assistant mask over
-//! `{% generation %}` spans.
+//! `{% generation %}` spans. `call` is the host-call layer the bindings use
+//! ([`ChatCall`] in, [`ChatReturn`] out).
+
+mod call;
+
+pub use call::{ChatCall, ChatReturn, ContinueFinalMessage};
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
