@@ -12,7 +12,7 @@ import time
 import pytest
 
 import yieldtok
-from conftest import VARIED, added_token_texts, load_pair, long_text
+from conftest import VARIED, added_token_texts, fixture_dir, load_pair, long_text
 
 pytestmark = pytest.mark.asyncio
 
@@ -96,7 +96,25 @@ async def cpu_over(seconds):
     return time.process_time() - c0
 
 
-async def test_cancel_stops_a_10mb_encode(qwen):
+@pytest.fixture(scope="module")
+def slow_qwen():
+    """qwen3 on the reference engine only: the cancellation tests need encodes that last
+    longer than their timing windows (the own engine encodes 10 MB in ~50 ms)."""
+    old = os.environ.get("YIELDTOK_ENGINE")
+    os.environ["YIELDTOK_ENGINE"] = "reference"
+    try:
+        tok = yieldtok.Tokenizer.from_dir(fixture_dir("qwen3"))
+    finally:
+        if old is None:
+            del os.environ["YIELDTOK_ENGINE"]
+        else:
+            os.environ["YIELDTOK_ENGINE"] = old
+    assert tok.encoding_engine == "tokenizers"
+    return tok
+
+
+async def test_cancel_stops_a_10mb_encode(slow_qwen):
+    qwen = slow_qwen
     # Fast engines load on a background thread (this tokenizer's and those of earlier tests);
     # let them finish so the CPU measured below is only the cancelled encode's.
     qwen.wait_for_engine()
@@ -125,7 +143,8 @@ async def test_cancel_stops_a_10mb_encode(qwen):
     print(f"cancel -> idle {stopped * 1e3:.2f} ms (since cancel() {(time.perf_counter() - t0) * 1e3:.1f} ms), CPU after {burnt * 1e3:.1f} ms")
 
 
-async def test_cancel_batch_and_wait_for_timeout(qwen):
+async def test_cancel_batch_and_wait_for_timeout(slow_qwen):
+    qwen = slow_qwen
     qwen.wait_for_engine()  # background engine loads are not part of what is measured
     yieldtok.wait_for_engine_loads()
     texts = [long_text(1024 * 1024)] * 4
