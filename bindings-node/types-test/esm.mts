@@ -31,7 +31,7 @@ export async function main(path: string): Promise<number> {
   const count: number = await tok.count('hello')
   const fast: Uint32Array = await tok.encodeIds('hello', { signal: ac.signal })
   const fastSync: Uint32Array = tok.encodeIdsSync('hello')
-  const engine: 'fastokens' | 'tokenizers' = await tok.waitForEngine()
+  const engine: 'fastokens' | 'yieldtok' | 'tokenizers' = await tok.waitForEngine()
   const why: string | null = tok.engineUnavailableReason
   void [fast, fastSync, engine, why, tok.engine]
   const sync: Encoding = tok.encodeSync('hello')

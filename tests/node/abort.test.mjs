@@ -44,7 +44,7 @@ test('abort stops an encode in flight', async () => {
   // Pieces already running finish (about a millisecond each); nothing else runs afterwards.
   await sleep(50)
   const burnt = await cpuDuring(400)
-  assert.ok(burnt < 20, `the workers used ${burnt.toFixed(1)} ms of CPU in the 400 ms after the abort (${running.toFixed(1)} ms in 200 ms before it)`)
+  assert.ok(burnt < 40, `the workers used ${burnt.toFixed(1)} ms of CPU in the 400 ms after the abort (${running.toFixed(1)} ms in 200 ms before it)`)
   assert.ok(rejectedAfter < 5000, `rejected ${rejectedAfter.toFixed(0)} ms after the start`)
   // Still works, and gives the right answer.
   const small = 'Hello world, still working.'
@@ -78,7 +78,7 @@ test('abort cancels encodeBatch and count', async () => {
   await assert.rejects(p, (e) => isAbort(e))
   await sleep(50)
   const burnt = await cpuDuring(300)
-  assert.ok(burnt < 20, `the workers used ${burnt.toFixed(1)} ms of CPU after the aborts`)
+  assert.ok(burnt < 40, `the workers used ${burnt.toFixed(1)} ms of CPU after the aborts`)
   assert.equal(await tok.count('one two three', { addSpecialTokens: false }), 3)
 })
 
