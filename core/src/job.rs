@@ -450,16 +450,13 @@ impl EncodeJob {
         let inner = &*self.inner;
         let add = self.opts.add_special_tokens;
         catch_unwind(AssertUnwindSafe(|| {
-            let mixed = results.iter().any(|r| matches!(r, Some(PieceOut::Full(_))))
-                && results.iter().any(|r| matches!(r, Some(PieceOut::Own(_))));
+            // Full pieces come from one engine per tokenizer (`encode_claim` sends every piece
+            // to the own engine when it serves), so `full` and `own` are never both non-empty.
             let mut full = Vec::with_capacity(results.len());
             let mut own = Vec::new();
             let mut ids = Vec::new();
             for r in results {
                 match r {
-                    // Both engines in one job (not planned: pieces go to one engine): one
-                    // reference assembly over all pieces, in text order.
-                    Some(PieceOut::Own(p)) if mixed => full.push(crate::engine::own::to_hf(&inner.tok, &[p])),
                     Some(PieceOut::Full(e)) => full.push(e),
                     Some(PieceOut::Own(p)) => own.push(p),
                     Some(PieceOut::Ids(v)) => ids.extend_from_slice(&v),
@@ -468,8 +465,8 @@ impl EncodeJob {
             }
             let encoding = |full: Vec<HfEncoding>, own: Vec<OwnPiece>| -> Result<Encoding> {
                 match inner.own() {
-                    Some(engine) if full.is_empty() => engine.assemble(&inner.tok, own, add),
-                    _ => crate::pipeline::assemble(&inner.tok, full, add),
+                    Some(engine) => engine.assemble(&inner.tok, own, add),
+                    None => crate::pipeline::assemble(&inner.tok, full, add),
                 }
             };
             match (self.opts.output, &inner.frame) {

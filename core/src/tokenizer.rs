@@ -100,7 +100,7 @@ fn start_fast_engine(inner: &Arc<Inner>) {
     if state.started.swap(true, Ordering::AcqRel) {
         return;
     }
-    if std::env::var("YIELDTOK_ENGINE").is_ok_and(|v| v == "reference" || v == "tokenizers" || v == "yieldtok") {
+    if crate::engine::selected() != crate::engine::Selected::All {
         let _ = state.engine.set(Err("disabled by YIELDTOK_ENGINE".into()));
         return;
     }

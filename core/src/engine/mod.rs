@@ -26,6 +26,26 @@ pub(crate) mod own;
 
 use std::sync::OnceLock;
 
+/// Which engines may serve, from `YIELDTOK_ENGINE` (read at each load; the one place that
+/// reads it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Selected {
+    /// Unset (or any other value): fastokens, the own engine and the reference.
+    All,
+    /// `yieldtok`: no fastokens.
+    OwnAndReference,
+    /// `reference` or `tokenizers`: the reference engine only.
+    ReferenceOnly,
+}
+
+pub(crate) fn selected() -> Selected {
+    match std::env::var("YIELDTOK_ENGINE").as_deref() {
+        Ok("reference" | "tokenizers") => Selected::ReferenceOnly,
+        Ok("yieldtok") => Selected::OwnAndReference,
+        _ => Selected::All,
+    }
+}
+
 /// The state of a tokenizer's fast engine in one process (native: see [`FastSlot`]).
 #[derive(Default)]
 pub(crate) struct EngineState {

@@ -25,7 +25,7 @@ use crate::split::{Mode, Planner, ZoneCursor};
 /// Build the engine from the text of a `tokenizer.json`; `Err(reason)` when it refuses (or
 /// panics, which is caught).
 pub(crate) fn build(json: &str) -> std::result::Result<Engine, String> {
-    if disabled() {
+    if super::selected() == super::Selected::ReferenceOnly {
         return Err("disabled by YIELDTOK_ENGINE".into());
     }
     match std::panic::catch_unwind(|| Engine::from_json(json)) {
@@ -33,11 +33,6 @@ pub(crate) fn build(json: &str) -> std::result::Result<Engine, String> {
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("the yieldtok engine panicked while loading".into()),
     }
-}
-
-/// `YIELDTOK_ENGINE=reference` (or `tokenizers`): only the reference engine serves.
-pub(crate) fn disabled() -> bool {
-    std::env::var("YIELDTOK_ENGINE").is_ok_and(|v| v == "reference" || v == "tokenizers")
 }
 
 /// One piece's output: its byte offset in the whole text and the engine's tokens (offsets
@@ -211,7 +206,7 @@ impl OwnEngine {
 /// The pieces as one `tokenizers::Encoding` before post-processing (what the reference
 /// pipeline's `into_encoding` gives for the whole text): token strings from the vocabulary,
 /// words numbered over the whole text, type ids 0, masks of an unprocessed encoding.
-pub(crate) fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncoding {
+fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncoding {
     let n: usize = pieces.iter().map(|p| p.tokens.ids.len()).sum();
     let mut ids = Vec::with_capacity(n);
     let mut tokens = Vec::with_capacity(n);
