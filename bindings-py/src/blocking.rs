@@ -2,7 +2,8 @@
 //! as a task on the core scheduler while the calling thread waits with the GIL released,
 //! waking every [`SIGNAL_CHECK`] to run Python's signal handlers. Ctrl-C (or any handler that
 //! raises) therefore interrupts the call at once: the exception is raised and the task's
-//! cancel flag is set, so the work stops at its next piece.
+//! cancel flag is set, so the work stops: between pieces, and on the own engine inside the
+//! running piece too (core `encode_with_cancel` hands the flag to the engine).
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! whole-text encode.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokenizers::Encoding as HfEncoding;
@@ -150,7 +150,9 @@ pub struct EncodeJob {
     piece_bytes: usize,
     plan: Mutex<Plan>,
     done_bytes: AtomicUsize,
-    cancelled: AtomicBool,
+    /// Set by [`cancel`](Self::cancel), or the caller's flag (`Tokenizer::encode_with_cancel`):
+    /// read between pieces and, on the own engine, inside a running piece.
+    cancelled: crate::CancelFlag,
     /// Measured encode cost, seconds per byte (an `f64`'s bits; 0: not measured yet), a moving
     /// average over the pieces run by [`step`](Self::step).
     cost: AtomicU64,
@@ -165,6 +167,12 @@ pub const POOL_ASSEMBLY_MIN_BYTES: usize = 64 * 1024;
 
 impl EncodeJob {
     pub(crate) fn new(inner: Arc<Inner>, text: Arc<str>, opts: EncodeOptions) -> Self {
+        Self::with_cancel(inner, text, opts, crate::CancelFlag::new())
+    }
+
+    /// A job whose cancel flag is `cancelled`, shared with the caller: setting it stops the job
+    /// like [`cancel`](Self::cancel) does, a running own-engine piece included.
+    pub(crate) fn with_cancel(inner: Arc<Inner>, text: Arc<str>, opts: EncodeOptions, cancelled: crate::CancelFlag) -> Self {
         let piece_bytes = opts.piece_bytes.unwrap_or_else(|| inner.piece_bytes_for(opts.output)).max(1);
         EncodeJob {
             inner,
@@ -180,7 +188,7 @@ impl EncodeJob {
                 error: None,
             }),
             done_bytes: AtomicUsize::new(0),
-            cancelled: AtomicBool::new(false),
+            cancelled,
             cost: AtomicU64::new(0),
             prepared: Mutex::new(None),
         }
@@ -198,11 +206,11 @@ impl EncodeJob {
     /// Stop: pieces not yet claimed will not run, and [`finish`](Self::finish) returns
     /// [`Error::Cancelled`].
     pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::Relaxed);
+        self.cancelled.cancel();
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::Relaxed)
+        self.cancelled.is_cancelled()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Plan> {
@@ -297,9 +305,9 @@ impl EncodeJob {
         // running piece too (a piece without a safe cut can be the whole text).
         if let Some(own) = inner.own() {
             return if ids_only {
-                own.encode_ids(piece, c.mode, Some(&self.cancelled)).map(PieceOut::Ids)
+                own.encode_ids(piece, c.mode, Some(self.cancelled.as_atomic())).map(PieceOut::Ids)
             } else {
-                own.encode(piece, c.mode, Some(&self.cancelled)).map(|tokens| PieceOut::Own(OwnPiece { start: c.start, tokens }))
+                own.encode(piece, c.mode, Some(self.cancelled.as_atomic())).map(|tokens| PieceOut::Own(OwnPiece { start: c.start, tokens }))
             };
         }
         let enc = crate::pipeline::encode_piece(

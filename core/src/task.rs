@@ -38,6 +38,10 @@ impl CancelFlag {
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::Acquire)
     }
+    /// The flag itself, for the own engine's in-piece checks.
+    pub(crate) fn as_atomic(&self) -> &AtomicBool {
+        &self.0
+    }
 }
 
 struct Slot<T> {

@@ -495,8 +495,9 @@ impl Tokenizer {
         self.encode_until(text, opts, None)
     }
 
-    /// [`encode_with`](Self::encode_with) that stops between pieces once `cancel` is set
-    /// ([`Error::Cancelled`]): how a front end makes a long blocking encode interruptible.
+    /// [`encode_with`](Self::encode_with) that stops once `cancel` is set ([`Error::Cancelled`]):
+    /// between pieces, and on the own engine inside a running piece too (a text without a safe
+    /// cut is one piece). How a front end makes a long blocking encode interruptible.
     pub fn encode_with_cancel(&self, text: &str, opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<JobOutput> {
         self.encode_until(text, opts, Some(cancel))
     }
@@ -509,14 +510,14 @@ impl Tokenizer {
         if text.len() >= PARALLEL_MIN_BYTES && self.inner.planner.rules.is_chunked() {
             let threads = self.inner.scheduler.threads().max(1);
             let piece = opts.piece_bytes.unwrap_or_else(|| (text.len() / (threads * 4)).clamp(16 * 1024, 1 << 20));
-            let job = self.job(text, EncodeOptions { piece_bytes: Some(piece), ..opts.clone() });
-            job.run_parallel_until(cancel);
+            let job = self.job_until(text, EncodeOptions { piece_bytes: Some(piece), ..opts.clone() }, cancel);
+            job.run_parallel();
             return job.finish();
         }
         // One piece on native (the parallel path above handles long texts); on wasm32 long
         // texts in 64 KB pieces, which measured faster than one whole-text call there.
         let whole = if cfg!(target_arch = "wasm32") && text.len() >= PARALLEL_MIN_BYTES { 64 * 1024 } else { usize::MAX };
-        let job = self.job(text, EncodeOptions { piece_bytes: Some(opts.piece_bytes.unwrap_or(whole)), ..opts.clone() });
+        let job = self.job_until(text, EncodeOptions { piece_bytes: Some(opts.piece_bytes.unwrap_or(whole)), ..opts.clone() }, cancel);
         job.step(crate::job::Budget::UNLIMITED);
         job.finish()
     }
@@ -533,6 +534,13 @@ impl Tokenizer {
             start = end;
         }
         out
+    }
+
+    /// A job whose cancel flag is the caller's `cancel` (if any), so that setting it stops a
+    /// running own-engine piece too, not only the pieces not yet claimed.
+    fn job_until(&self, text: &str, opts: EncodeOptions, cancel: Option<&crate::CancelFlag>) -> EncodeJob {
+        let flag = cancel.cloned().unwrap_or_default();
+        EncodeJob::with_cancel(self.inner.clone(), text.into(), opts, flag)
     }
 
     /// A job over `text`, to advance by hand ([`EncodeJob::step`]) or in parallel.
