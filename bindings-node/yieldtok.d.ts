@@ -408,7 +408,7 @@ export declare class Tokenizer {
   count(text: string, options?: EncodeOptions | null): Promise<number>
   /**
    * Decode ids to text (a long list on the core's thread pool, a short one at once). Ids the
-   * vocabulary lacks reject with an `Error` naming the id.
+   * vocabulary lacks are skipped, as `tokenizers` does.
    */
   decode(ids: TokenIds, options?: DecodeOptions | null): Promise<string>
   decodeBatch(batch: ReadonlyArray<TokenIds>, options?: DecodeOptions | null): Promise<string[]>

@@ -47,6 +47,7 @@ fn wait_for_engine_loads(py: Python<'_>) {
 #[pymodule]
 fn _yieldtok(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tokenizer::Tokenizer>()?;
+    m.add_class::<tokenizer::AddedToken>()?;
     m.add_class::<encoding::Encoding>()?;
     m.add_class::<encoding::BatchEncoding>()?;
     m.add_class::<encoding::ArrayView>()?;

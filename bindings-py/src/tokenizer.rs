@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUnicodeEncodeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyInt, PyString, PyTuple};
 
 use crate::encoding::{BatchEncoding, EncData, Encoding};
 use crate::errors::{guard, to_pyerr, TokenizerValueError};
@@ -66,17 +66,27 @@ fn texts_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<str>>> {
     Ok(out)
 }
 
+/// Ids to decode: a sequence of ints (list, tuple, numpy array of any integer dtype) or one
+/// plain int or numpy integer scalar (`decode(token_id)`, as vLLM and ART call it).
 fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
     if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
         return Err(PyTypeError::new_err("ids must be a sequence of int"));
     }
-    obj.extract::<Vec<u32>>().map_err(|e| {
+    let overflow = |e: PyErr| {
         if e.is_instance_of::<PyOverflowError>(obj.py()) {
             TokenizerValueError::new_err("token ids must be integers in 0..2**32 (got a negative or too large id)")
         } else {
             e
         }
-    })
+    };
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract::<u32>().map(|id| vec![id]).map_err(overflow);
+    }
+    // A numpy integer scalar (`arr[i]`): an int-like that is not a sequence.
+    if !obj.hasattr("__len__")? && obj.hasattr("__index__")? {
+        return obj.call_method0("__index__")?.extract::<u32>().map(|id| vec![id]).map_err(overflow);
+    }
+    obj.extract::<Vec<u32>>().map_err(overflow)
 }
 
 fn ids_batch_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u32>>> {
@@ -164,15 +174,7 @@ impl Tokenizer {
     /// The `tokenizer.json` text of this tokenizer.
     #[pyo3(signature = (pretty=false))]
     fn to_str(&self, py: Python<'_>, pretty: bool) -> PyResult<String> {
-        let json = py.detach(|| guard(|| self.tok.to_json()))?;
-        if !pretty {
-            return Ok(json);
-        }
-        let v = py.import("json")?.call_method1("loads", (json,))?;
-        let kw = pyo3::types::PyDict::new(py);
-        kw.set_item("indent", 2)?;
-        kw.set_item("ensure_ascii", false)?;
-        py.import("json")?.call_method("dumps", (v,), Some(&kw))?.extract()
+        py.detach(|| guard(|| self.tok.to_json_with(pretty)))
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -241,15 +243,37 @@ impl Tokenizer {
         self.tok.token_to_id(token)
     }
 
+    /// The token of `id`; ``None`` for any id the vocabulary lacks, negative or huge ones included.
     fn id_to_token(&self, id: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-        let id: u32 = match id.extract::<i64>() {
-            Ok(v) => match u32::try_from(v) {
-                Ok(v) => v,
-                Err(_) => return Ok(None),
-            },
-            Err(_) => return Err(PyTypeError::new_err("id must be int")),
-        };
-        Ok(self.tok.id_to_token(id))
+        match id.extract::<u32>() {
+            Ok(v) => Ok(self.tok.id_to_token(v)),
+            Err(e) if e.is_instance_of::<PyOverflowError>(id.py()) => Ok(None),
+            Err(_) => Err(PyTypeError::new_err("id must be int")),
+        }
+    }
+
+    /// `token -> id` (added tokens included unless `with_added_tokens=False`), as `tokenizers`.
+    #[pyo3(signature = (with_added_tokens=true))]
+    fn get_vocab(&self, py: Python<'_>, with_added_tokens: bool) -> std::collections::HashMap<String, u32> {
+        py.detach(|| self.tok.vocab(with_added_tokens))
+    }
+
+    /// `id -> AddedToken` for every added token, as `tokenizers`' `get_added_tokens_decoder`.
+    fn get_added_tokens_decoder(&self) -> std::collections::BTreeMap<u32, AddedToken> {
+        self.tok
+            .added_tokens_decoder()
+            .into_iter()
+            .map(|(id, t)| {
+                let (content, single_word, lstrip, rstrip, normalized, special) = (t.content, t.single_word, t.lstrip, t.rstrip, t.normalized, t.special);
+                (id, AddedToken { content, single_word, lstrip, rstrip, normalized, special })
+            })
+            .collect()
+    }
+
+    /// Write the `tokenizer.json` text to `path` (indented when `pretty`), as `tokenizers`.
+    #[pyo3(signature = (path, pretty=true))]
+    fn save(&self, py: Python<'_>, path: PathBuf, pretty: bool) -> PyResult<()> {
+        py.detach(|| guard(|| self.tok.save(&path, pretty)))
     }
 
     // ---- sync ---------------------------------------------------------------------------
@@ -362,7 +386,7 @@ impl Tokenizer {
         bridge(py, async move { Ok(crate::chat::ChatResult(fut.await.map_err(to_pyerr)?)) }, Vec::new())
     }
 
-    /// Decode ids to text. Ids the vocabulary lacks raise `TokenizerValueError`.
+    /// Decode ids (or one int id) to text; ids the vocabulary lacks are skipped, as `tokenizers`.
     #[pyo3(signature = (ids, skip_special_tokens=true))]
     fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<String> {
         let ids = ids_arg(ids)?;
@@ -642,4 +666,56 @@ impl Tokenizer {
 #[pyfunction]
 pub fn _tokenizer_from_json(py: Python<'_>, json: String) -> PyResult<Tokenizer> {
     Tokenizer::load(py, || yieldtok::Tokenizer::from_str(&json))
+}
+
+/// An added token of the vocabulary, with `tokenizers`' `AddedToken` fields, repr and equality.
+#[pyclass(frozen, eq, module = "yieldtok")]
+#[derive(Clone, PartialEq, Eq)]
+pub struct AddedToken {
+    #[pyo3(get)]
+    content: String,
+    #[pyo3(get)]
+    single_word: bool,
+    #[pyo3(get)]
+    lstrip: bool,
+    #[pyo3(get)]
+    rstrip: bool,
+    #[pyo3(get)]
+    normalized: bool,
+    #[pyo3(get)]
+    special: bool,
+}
+
+#[pymethods]
+impl AddedToken {
+    /// Same defaults as `tokenizers.AddedToken` (`normalized` defaults to `not special`).
+    #[new]
+    #[pyo3(signature = (content="", single_word=false, lstrip=false, rstrip=false, normalized=None, special=false))]
+    fn new(content: &str, single_word: bool, lstrip: bool, rstrip: bool, normalized: Option<bool>, special: bool) -> Self {
+        AddedToken { content: content.to_string(), single_word, lstrip, rstrip, normalized: normalized.unwrap_or(!special), special }
+    }
+
+    fn __str__(&self) -> &str {
+        &self.content
+    }
+
+    fn __repr__(&self) -> String {
+        let b = |v: bool| if v { "True" } else { "False" };
+        format!(
+            "AddedToken(\"{}\", rstrip={}, lstrip={}, single_word={}, normalized={}, special={})",
+            self.content,
+            b(self.rstrip),
+            b(self.lstrip),
+            b(self.single_word),
+            b(self.normalized),
+            b(self.special)
+        )
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.content.hash(&mut h);
+        h.finish()
+    }
 }

@@ -15,6 +15,13 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A file could not be written (e.g. by [`Tokenizer::save`](crate::Tokenizer::save)).
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// A tokenizer definition (`tokenizer.json`) is malformed or unsupported by `tokenizers`.
     #[error("invalid tokenizer definition{}: {message}", origin_suffix(.origin))]
     InvalidTokenizer { origin: Option<String>, message: String },
@@ -27,9 +34,6 @@ pub enum Error {
     /// Input bytes are not UTF-8 (position of the first bad byte).
     #[error("input is not valid UTF-8 (first invalid byte at offset {offset})")]
     NotUtf8 { offset: usize },
-    /// An id that the tokenizer's vocabulary does not have.
-    #[error("token id {id} is out of range (vocabulary size {vocab_size})")]
-    IdOutOfRange { id: u32, vocab_size: usize },
     /// An input is larger than the library accepts.
     #[error("input of {len} bytes exceeds the limit of {limit} bytes")]
     InputTooLarge { len: usize, limit: usize },
@@ -86,7 +90,7 @@ impl Error {
     pub fn is_invalid_input(&self) -> bool {
         match self {
             Error::Trajectory(e) => e.is_invalid_input(),
-            e => !matches!(e, Error::Io { .. } | Error::NotFound { .. } | Error::Cancelled | Error::Panic(_)),
+            e => !matches!(e, Error::Io { .. } | Error::Write { .. } | Error::NotFound { .. } | Error::Cancelled | Error::Panic(_)),
         }
     }
 }

@@ -466,7 +466,28 @@ impl Tokenizer {
 
     /// Serialize the tokenizer back to `tokenizer.json` text (e.g. for pickling).
     pub fn to_json(&self) -> Result<String> {
-        self.inner.tok.to_string(false).map_err(Error::tokenize)
+        self.to_json_with(false)
+    }
+
+    /// `tokenizers`' `to_str(pretty)`: the `tokenizer.json` text, indented when `pretty`.
+    pub fn to_json_with(&self, pretty: bool) -> Result<String> {
+        self.inner.tok.to_string(pretty).map_err(Error::tokenize)
+    }
+
+    /// `tokenizers`' `save(path, pretty)`: write the `tokenizer.json` text to `path`.
+    pub fn save(&self, path: &std::path::Path, pretty: bool) -> Result<()> {
+        let json = self.to_json_with(pretty)?;
+        std::fs::write(path, json).map_err(|source| Error::Write { path: path.to_path_buf(), source })
+    }
+
+    /// `tokenizers`' `get_vocab(with_added_tokens)`: token -> id.
+    pub fn vocab(&self, with_added_tokens: bool) -> std::collections::HashMap<String, u32> {
+        self.inner.tok.get_vocab(with_added_tokens)
+    }
+
+    /// `tokenizers`' `get_added_tokens_decoder()`: id -> added token, ordered by id.
+    pub fn added_tokens_decoder(&self) -> std::collections::BTreeMap<u32, tokenizers::AddedToken> {
+        self.inner.tok.get_added_tokens_decoder().into_iter().collect()
     }
 
     // ---- sync encode -------------------------------------------------------------------
@@ -661,17 +682,9 @@ impl Tokenizer {
 
     // ---- decode ------------------------------------------------------------------------
 
-    fn check_ids(&self, ids: &[u32]) -> Result<()> {
-        let n = self.vocab_size(true);
-        match ids.iter().find(|&&id| id as usize >= n && self.inner.tok.id_to_token(id).is_none()) {
-            Some(&id) => Err(Error::IdOutOfRange { id, vocab_size: n }),
-            None => Ok(()),
-        }
-    }
-
-    /// Decode ids to text, like `tokenizers`' `decode`. Ids the vocabulary lacks are an error.
+    /// Decode ids to text, exactly like `tokenizers`' `decode`: ids the vocabulary lacks are
+    /// skipped (no error), as `tokenizers` does.
     pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
-        self.check_ids(ids)?;
         self.inner.tok.decode(ids, skip_special_tokens).map_err(Error::tokenize)
     }
 

@@ -215,10 +215,10 @@ async def test_errors_in_awaitables(qwen):
         await qwen.async_encode("bad \ud800 text")
     with pytest.raises(yieldtok.TokenizerValueError, match="surrogate"):
         await qwen.async_encode_batch(["ok", "bad \udfff"])
-    with pytest.raises(yieldtok.TokenizerValueError, match="out of range"):
-        await qwen.async_decode_batch([[1, 2], [10**9]])
-    with pytest.raises(yieldtok.TokenizerValueError, match="out of range"):
-        await qwen.async_decode([qwen.get_vocab_size() + 5])
+    with pytest.raises(yieldtok.TokenizerValueError, match="0..2"):
+        await qwen.async_decode_batch([[1, 2], [2**33]])
+    with pytest.raises(yieldtok.TokenizerValueError, match="0..2"):
+        await qwen.async_decode([-5])
     with pytest.raises(TypeError):
         await qwen.async_encode(b"bytes")
     with pytest.raises(yieldtok.TokenizerValueError, match="pair"):

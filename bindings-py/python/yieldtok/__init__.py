@@ -18,6 +18,7 @@ import os as _os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ._yieldtok import (
+    AddedToken,
     BatchEncoding,
     Encoding,
     TokenizedResult,
@@ -39,6 +40,7 @@ from ._yieldtok import (
 _abc.Sequence.register(BatchEncoding)
 
 __all__ = [
+    "AddedToken",
     "AsyncTokenizer",
     "BatchEncoding",
     "Encoding",
@@ -109,7 +111,7 @@ class AsyncTokenizer:
         """Encode many texts (one scheduler job each)."""
         return await self.sync.async_encode_batch(texts, add_special_tokens=add_special_tokens)
 
-    async def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
+    async def decode(self, ids: Union[Iterable[int], int], skip_special_tokens: bool = True) -> str:
         """Decode ids to text; unknown ids raise ``TokenizerValueError``."""
         return await self.sync.async_decode(ids, skip_special_tokens)
 
@@ -189,6 +191,12 @@ class AsyncTokenizer:
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
         return self.sync.get_vocab_size(with_added_tokens)
+
+    def get_vocab(self, with_added_tokens: bool = True) -> Dict[str, int]:
+        return self.sync.get_vocab(with_added_tokens)
+
+    def get_added_tokens_decoder(self) -> Dict[int, AddedToken]:
+        return self.sync.get_added_tokens_decoder()
 
     def __reduce__(self) -> Any:
         return (AsyncTokenizer, (self.sync,))

@@ -291,6 +291,33 @@ class BatchEncoding(Sequence[Encoding]):
         """Mask matching ``ids_array``: 1 for tokens, 0 for padding."""
 
 @final
+class AddedToken:
+    """An added token of a tokenizer's vocabulary (``Tokenizer.get_added_tokens_decoder``), with
+    the fields, ``repr``, ``str`` and equality of ``tokenizers.AddedToken``."""
+
+    def __init__(
+        self,
+        content: str = "",
+        single_word: bool = False,
+        lstrip: bool = False,
+        rstrip: bool = False,
+        normalized: Optional[bool] = None,
+        special: bool = False,
+    ) -> None: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def single_word(self) -> bool: ...
+    @property
+    def lstrip(self) -> bool: ...
+    @property
+    def rstrip(self) -> bool: ...
+    @property
+    def normalized(self) -> bool: ...
+    @property
+    def special(self) -> bool: ...
+
+@final
 class Tokenizer:
     """A tokenizer: thread-safe, share one instance across threads and tasks; picklable (by its
     ``tokenizer.json``). Sync methods release the GIL while they work; long texts are encoded
@@ -324,7 +351,10 @@ class Tokenizer:
         at ``revision`` (branch, tag or commit; default ``main``). Never downloads: raises
         ``TokenizerNotFoundError`` when the snapshot is not there."""
     def to_str(self, pretty: bool = False) -> str:
-        """The ``tokenizer.json`` text of this tokenizer."""
+        """The ``tokenizer.json`` text of this tokenizer (same text as ``tokenizers``' ``to_str``)."""
+    def save(self, path: _PathLike, pretty: bool = True) -> None:
+        """Write the ``tokenizer.json`` text to ``path`` (same bytes as ``tokenizers``' ``save``);
+        raises ``TokenizerOSError`` when the file cannot be written."""
     @property
     def origin(self) -> Optional[str]:
         """Where the tokenizer was loaded from, if known."""
@@ -336,7 +366,12 @@ class Tokenizer:
     def token_to_id(self, token: str) -> Optional[int]:
         """The id of ``token``, or None."""
     def id_to_token(self, id: int) -> Optional[str]:
-        """The token string of ``id``, or None (also for negative or out-of-range ids)."""
+        """The token string of ``id``, or None (also for negative, out-of-range or huge ids such
+        as ``2**70``, where ``tokenizers`` raises ``OverflowError``)."""
+    def get_vocab(self, with_added_tokens: bool = True) -> Dict[str, int]:
+        """``token -> id``, as ``tokenizers``' ``get_vocab``."""
+    def get_added_tokens_decoder(self) -> Dict[int, AddedToken]:
+        """``id -> AddedToken`` for every added token (ordered by id), as ``tokenizers``."""
 
     # -- sync -------------------------------------------------------------------------------
     def encode(self, text: str, add_special_tokens: bool = True) -> Encoding:
@@ -402,9 +437,10 @@ class Tokenizer:
         """Awaitable ``apply_chat_template`` (same arguments and results), rendered and
         tokenized on the core scheduler. Must be called with a running event loop."""
         ...
-    def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
-        """Decode ids to text. Ids the vocabulary lacks raise ``TokenizerValueError`` (``tokenizers``
-        silently drops them)."""
+    def decode(self, ids: Union[Iterable[int], int], skip_special_tokens: bool = True) -> str:
+        """Decode ids (a sequence or numpy array of ints, or one int) to text, exactly as
+        ``tokenizers``: ids the vocabulary lacks are skipped. Ids outside ``0..2**32`` raise
+        ``TokenizerValueError``."""
     def decode_batch(self, sequences: Sequence[Iterable[int]], skip_special_tokens: bool = True) -> List[str]:
         """Decode many id sequences in parallel."""
 
@@ -424,7 +460,7 @@ class Tokenizer:
         """Same as ``async_encode_batch``; kept for ``tokenizers`` compatibility."""
     def async_count(self, text: str, add_special_tokens: bool = True) -> Awaitable[int]:
         """Awaitable ``count``."""
-    def async_decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> Awaitable[str]:
+    def async_decode(self, ids: Union[Iterable[int], int], skip_special_tokens: bool = True) -> Awaitable[str]:
         """Awaitable ``decode``."""
     def async_decode_batch(self, sequences: Sequence[Iterable[int]], skip_special_tokens: bool = True) -> Awaitable[List[str]]:
         """Awaitable ``decode_batch``."""
