@@ -31,6 +31,7 @@ export interface EncodeOptions {
   /**
    * Abort the call: the pieces not yet started are cancelled, the work stops, and the promise
    * rejects with an {@link AbortError} (its `cause` is `signal.reason`). Async methods only.
+   * Any number of calls may share a signal.
    */
   signal?: AbortSignal | null
 }
@@ -434,6 +435,8 @@ export declare class Tokenizer {
    * pool with the histories in parallel: one {@link TokenizedResult} per trainable history, in
    * ART's order. `groups` is ART's input as plain data (`Trajectory` objects in snake_case, as
    * ART dumps them), or its JSON as a string or UTF-8 bytes (parsed in Rust; the fastest way).
+   * In objects, `NaN` and `±Infinity` stay those values (a `-Infinity` logprob is kept, as in
+   * ART; a non-finite `reward` fails its trajectory unless `validateSampledTokens` is `false`).
    * When some trajectories fail, rejects with a {@link TrajectoryError} carrying every error
    * and every other result. Input that is not a list of groups, or a tokenizer without a chat
    * template, rejects with an `Error`.

@@ -97,10 +97,10 @@ function toIdBatch(batch) {
 }
 
 /** `JSON.stringify(v)`, with errors that name the argument. */
-function toJSON(v, name) {
+function toJSON(v, name, replacer = undefined) {
   let s
   try {
-    s = JSON.stringify(v)
+    s = JSON.stringify(v, replacer)
   } catch (e) {
     throw new TypeError(`${name} cannot be serialized to JSON: ${e.message}`)
   }
@@ -229,11 +229,23 @@ class TrajectoryError extends Error {
   }
 }
 
+const [NAN_MARKER, INFINITY_MARKER, NEG_INFINITY_MARKER] = native.nonFiniteMarkers()
+
+/**
+ * JSON.stringify's replacer for trajectory input: NaN and ±Infinity (which JSON.stringify would
+ * turn into null) become the core's marker strings, which its float fields read as those values
+ * (a -Infinity logprob is kept as ART keeps it; a NaN or infinite reward fails its trajectory).
+ */
+function nonFiniteReplacer(_key, v) {
+  if (typeof v !== 'number' || Number.isFinite(v)) return v
+  return Number.isNaN(v) ? NAN_MARKER : v > 0 ? INFINITY_MARKER : NEG_INFINITY_MARKER
+}
+
 function trajectoryInput(groups) {
   if (typeof groups === 'string') return groups
   if (groups instanceof ArrayBuffer) return new Uint8Array(groups)
   if (groups instanceof Uint8Array) return groups
-  if (Array.isArray(groups)) return toJSON(groups, 'groups')
+  if (Array.isArray(groups)) return toJSON(groups, 'groups', nonFiniteReplacer)
   throw new TypeError(`groups must be an array of trajectory groups, a JSON string or UTF-8 bytes, got ${describe(groups)}`)
 }
 
@@ -346,6 +358,39 @@ function packTrajectoriesSync(results, options) {
   return packedOutput(native.packTrajectoriesSync(inputs, args))
 }
 
+/**
+ * The calls pending on each signal: one 'abort' listener per signal dispatches to all of them (so
+ * any number of calls can share a signal without Node's MaxListenersExceededWarning); it is
+ * removed when the signal's last pending call settles.
+ */
+const pendingOnSignal = new WeakMap()
+
+function watchSignal(signal, abort) {
+  let entry = pendingOnSignal.get(signal)
+  if (!entry) {
+    const pending = new Set()
+    const listener = () => {
+      pendingOnSignal.delete(signal)
+      signal.removeEventListener('abort', listener)
+      for (const f of pending) f()
+    }
+    entry = { pending, listener }
+    pendingOnSignal.set(signal, entry)
+    signal.addEventListener('abort', listener)
+  }
+  entry.pending.add(abort)
+}
+
+function unwatchSignal(signal, abort) {
+  const entry = pendingOnSignal.get(signal)
+  if (!entry) return
+  entry.pending.delete(abort)
+  if (entry.pending.size === 0) {
+    pendingOnSignal.delete(signal)
+    signal.removeEventListener('abort', entry.listener)
+  }
+}
+
 /** Run `start(token)` (a native call returning a promise), cancelling it when `signal` aborts. */
 function withSignal(signal, start) {
   if (!signal) return start(null)
@@ -356,8 +401,8 @@ function withSignal(signal, start) {
       token.cancel()
       reject(abortError(signal))
     }
-    signal.addEventListener('abort', onAbort, { once: true })
-    const done = () => signal.removeEventListener('abort', onAbort)
+    watchSignal(signal, onAbort)
+    const done = () => unwatchSignal(signal, onAbort)
     let p
     try {
       p = start(token)

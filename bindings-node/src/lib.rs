@@ -59,6 +59,14 @@ const BATCH_PIECE_BYTES: usize = 8 * 1024;
 /// own on the core's pool instead of by the scheduler worker that completes them.
 const HEAVY_BYTES: usize = 64 * 1024;
 
+/// The strings the core's trajectory parser reads as NaN, +Infinity and -Infinity (JSON has no
+/// such numbers; `yieldtok.js` writes these in their place when it serialises JS values).
+#[napi]
+pub fn non_finite_markers() -> Vec<&'static str> {
+    use yieldtok::trajectory::lenient::{INFINITY_MARKER, NAN_MARKER, NEG_INFINITY_MARKER};
+    vec![NAN_MARKER, INFINITY_MARKER, NEG_INFINITY_MARKER]
+}
+
 #[napi]
 pub struct NativeTokenizer {
     pub(crate) tok: yieldtok::Tokenizer,

@@ -100,3 +100,34 @@ test('aborting one request leaves concurrent ones intact', async () => {
   await assert.rejects(doomed, (e) => isAbort(e))
   assert.deepEqual(Array.from((await kept).ids), Array.from(tok.encodeSync(text).ids))
 })
+
+test('many calls share one signal: no MaxListenersExceededWarning, all abort, no listener left', async () => {
+  const { getEventListeners } = await import('node:events')
+  const warnings = []
+  const onWarning = (w) => warnings.push(w)
+  process.on('warning', onWarning)
+  try {
+    // Settled calls remove their share: the listener count goes back to zero.
+    const ac0 = new AbortController()
+    const done = await Promise.all(Array.from({ length: 50 }, (_, i) => tok.count(`short text ${i}`, { signal: ac0.signal })))
+    assert.equal(done.length, 50)
+    assert.equal(getEventListeners(ac0.signal, 'abort').length, 0, 'listeners left on a signal after its calls settled')
+
+    // 50 calls pending on one signal: at most one listener, then all reject with AbortError.
+    const ac = new AbortController()
+    const calls = Array.from({ length: 50 }, (_, i) => tok.encode(big, { signal: ac.signal }))
+    assert.ok(getEventListeners(ac.signal, 'abort').length <= 1, `${getEventListeners(ac.signal, 'abort').length} listeners for 50 calls`)
+    ac.abort()
+    const settled = await Promise.allSettled(calls)
+    for (const s of settled) {
+      assert.equal(s.status, 'rejected')
+      isAbort(s.reason, ac.signal.reason)
+    }
+    assert.equal(getEventListeners(ac.signal, 'abort').length, 0)
+    await sleep(10) // warnings are emitted on a later tick
+    const bad = warnings.filter((w) => w.name === 'MaxListenersExceededWarning')
+    assert.deepEqual(bad.map(String), [], 'no MaxListenersExceededWarning')
+  } finally {
+    process.off('warning', onWarning)
+  }
+})

@@ -284,3 +284,47 @@ test('AbortSignal: tokenizeTrajectories and packTrajectories reject with an Abor
   await assert.rejects(packTrajectories(results, { seqLen: 64, signal }), AbortError)
   assert.equal((await packTrajectories(results, { seqLen: 64, seed: 0 })).nRows, 1)
 })
+
+test('non-finite numbers in objects: a -Infinity logprob is kept (as ART keeps it), a NaN or infinite reward fails only its trajectory', async () => {
+  // (issue 17, item 3; the same batch as tests/python/test_trajectory_bad_values.py.)
+  // JSON.stringify would turn these into null silently; they reach the core as the values.
+  const tok = tokFor('qwen3')
+  const negInf = (reward) => {
+    const t = trajectory(reward)
+    t.messages_and_choices[1].logprobs.content[1].logprob = -Infinity
+    return t
+  }
+  const groups = [
+    [trajectory(1), trajectory(NaN), negInf(0)],
+    [trajectory(1), trajectory(0), trajectory(0.5)],
+    [trajectory(Infinity), trajectory(1), trajectory(0)],
+  ]
+  const check = (e) => {
+    assert.ok(e instanceof TrajectoryError, String(e))
+    assert.deepEqual(e.errors.map((f) => [f.group, f.trajectory]), [[0, 1], [2, 0]])
+    assert.ok(e.errors.every((f) => f.kind === 'invalid_input'), JSON.stringify(e.errors))
+    assert.match(e.errors[0].message, /reward/)
+    assert.match(e.errors[0].message, /NaN/)
+    assert.match(e.errors[1].message, /reward/)
+    assert.match(e.errors[1].message, /inf/i)
+    const kept = e.results.map((r) => [r.groupIndex, r.trajectoryIndex]).sort()
+    assert.deepEqual(kept, [[0, 0], [0, 2], [1, 0], [1, 1], [1, 2], [2, 1], [2, 2]])
+    // each group's statistics without its bad trajectory
+    for (const r of e.results.filter((r) => r.groupIndex !== 1)) assert.ok(Math.abs(Math.abs(r.advantage) - 1) < 1e-5, String(r.advantage))
+    const [kept02] = e.results.filter((r) => r.groupIndex === 0 && r.trajectoryIndex === 2)
+    assert.ok(Array.from(kept02.logprobs).includes(-Infinity), 'the -Infinity logprob is kept')
+    return true
+  }
+  await assert.rejects(tok.tokenizeTrajectories(groups, { seed: 5 }), check)
+  assert.throws(() => tok.tokenizeTrajectoriesSync(groups, { seed: 5 }), check)
+  // ART's behaviour (validateSampledTokens: false): a NaN or infinite reward makes its group's advantages NaN.
+  const art = await tok.tokenizeTrajectories(groups, { seed: 5, validateSampledTokens: false })
+  for (const g of [0, 2]) {
+    const adv = art.filter((r) => r.groupIndex === g).map((r) => r.advantage)
+    assert.ok(adv.length === 3 && adv.every(Number.isNaN), `group ${g}: ${adv}`)
+  }
+  // Strings that look like the numbers are strings still, not the values.
+  const asText = [[{ ...trajectory(1), messages_and_choices: [{ role: 'user', content: 'NaN Infinity -Infinity' }, trajectory(1).messages_and_choices[1]] }, trajectory(0)]]
+  const out = await tok.tokenizeTrajectories(asText, { seed: 5 })
+  assert.match(out.find((r) => r.trajectoryIndex === 0).chat, /NaN Infinity -Infinity/)
+})
