@@ -128,6 +128,12 @@ export interface ExtraLogprobs {
   values: Float64Array
 }
 
+/**
+ * The strings the core's trajectory parser reads as NaN, +Infinity and -Infinity (JSON has no
+ * such numbers; `yieldtok.js` writes these in their place when it serialises JS values).
+ */
+export declare function nonFiniteMarkers(): Array<string>
+
 /** ART's packing arguments (defaults applied by the JS layer). */
 export interface PackArgs {
   seqLen: number

@@ -837,5 +837,6 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.CancelToken = nativeBinding.CancelToken
 module.exports.NativeTokenizer = nativeBinding.NativeTokenizer
+module.exports.nonFiniteMarkers = nativeBinding.nonFiniteMarkers
 module.exports.packTrajectories = nativeBinding.packTrajectories
 module.exports.packTrajectoriesSync = nativeBinding.packTrajectoriesSync
