@@ -64,15 +64,15 @@ export declare class NativeTokenizer {
    * The wait happens on a short-lived thread of its own.
    */
   waitForEngine(): Promise<string>
-  encodeSync(text: string, addSpecialTokens: boolean): EncodingBuffers
-  encodeBatchSync(texts: Array<string>, addSpecialTokens: boolean): EncodingBuffers
+  encodeSync(text: string, addSpecialTokens: boolean): Uint32Array
+  encodeBatchSync(texts: Array<string>, addSpecialTokens: boolean): Uint32Array
   encodeIdsSync(text: string, addSpecialTokens: boolean): Uint32Array
   countSync(text: string, addSpecialTokens: boolean): number
   decodeSync(ids: Uint32Array, skipSpecialTokens: boolean): string
   /** `ids` concatenated, sequence `i` being `ids[starts[i]..starts[i+1]]`. */
   decodeBatchSync(ids: Uint32Array, starts: Uint32Array, skipSpecialTokens: boolean): Array<string>
   /** Encode on the core scheduler; resolves to [`EncodingBuffers`] for one encoding. */
-  encode(text: string, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<EncodingBuffers>
+  encode(text: string, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<Uint32Array>
   /** Ids only (no offsets; served by the fast engine once it has loaded), on the core scheduler. */
   encodeIds(text: string, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<Uint32Array>
   /** Number of tokens, on the core scheduler (ids only, no offsets). */
@@ -83,7 +83,7 @@ export declare class NativeTokenizer {
    * all are done, in order, to one [`EncodingBuffers`]. The first error cancels the rest and
    * rejects.
    */
-  encodeBatch(texts: Array<string>, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<EncodingBuffers>
+  encodeBatch(texts: Array<string>, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<Uint32Array>
   /**
    * Decode. Short id lists are decoded at once (microseconds); long ones on the core
    * scheduler (`Tokenizer::decode_async`).
@@ -107,20 +107,6 @@ export interface ChatResult {
   inputIds?: Uint32Array
   attentionMask?: Uint32Array
   assistantMasks?: Uint32Array
-}
-
-/**
- * One or more encodings in flat, concatenated typed arrays. Encoding `i` covers tokens
- * `starts[i]..starts[i+1]`; its offsets are `offsets[2*starts[i]..2*starts[i+1]]`, in UTF-16
- * code units of its own text. Handed to JS as external `ArrayBuffer`s (no copy).
- */
-export interface EncodingBuffers {
-  ids: Uint32Array
-  offsets: Uint32Array
-  attentionMask: Uint32Array
-  typeIds: Uint32Array
-  specialTokensMask: Uint32Array
-  starts: Uint32Array
 }
 
 export interface ExtraLogprobs {

@@ -443,10 +443,8 @@ class Encoding {
     this._typeIds = undefined
     this._specialTokensMask = undefined
   }
-  _view(a, k = 1) {
-    const b = this[BUFFERS]
-    if (this._start === 0 && this._end * k === b[a].length) return b[a]
-    return b[a].subarray(this._start * k, this._end * k)
+  _view(a) {
+    return this[BUFFERS].view(a, this._start, this._end)
   }
   get length() {
     return this._end - this._start
@@ -455,7 +453,7 @@ class Encoding {
     return (this._ids ??= this._view('ids'))
   }
   get offsets() {
-    return (this._offsets ??= this._view('offsets', 2))
+    return (this._offsets ??= this._view('offsets'))
   }
   get attentionMask() {
     return (this._attentionMask ??= this._view('attentionMask'))
@@ -497,14 +495,44 @@ class Encoding {
   }
 }
 
-function one(buffers) {
-  return new Encoding(buffers, 0, buffers.ids.length)
+/**
+ * The arrays of one native result: a single Uint32Array `[k, starts[0..=k], ids[n], offsets[2n],
+ * attentionMask[n], typeIds[n], specialTokensMask[n]]` (one buffer per result keeps handing
+ * results back cheap), viewed lazily.
+ */
+class Buffers {
+  constructor(data) {
+    this.data = data
+    this.k = data[0]
+    this.n = data[this.k + 1]
+    this.base = this.k + 2
+    this._views = undefined
+  }
+  get starts() {
+    return this.data.subarray(1, this.base)
+  }
+  /** The view `name` (`ids`, `offsets`, ...), tokens `start..end` of it (offsets: pairs). */
+  view(name, start, end) {
+    const { data, n, base } = this
+    const [at, k] = BUFFER_PARTS[name]
+    const from = base + at * n
+    if (start === 0 && end === n) return (this._views ??= {})[name] ??= data.subarray(from, from + k * n)
+    return data.subarray(from + k * start, from + k * end)
+  }
+}
+/** Where each part starts (in units of n) and its entries per token. */
+const BUFFER_PARTS = { ids: [0, 1], offsets: [1, 2], attentionMask: [3, 1], typeIds: [4, 1], specialTokensMask: [5, 1] }
+
+function one(data) {
+  const b = new Buffers(data)
+  return new Encoding(b, 0, b.n)
 }
 
-function many(buffers) {
-  const s = buffers.starts
-  const out = new Array(s.length - 1)
-  for (let i = 0; i < out.length; i++) out[i] = new Encoding(buffers, s[i], s[i + 1])
+function many(data) {
+  const b = new Buffers(data)
+  const s = b.starts
+  const out = new Array(b.k)
+  for (let i = 0; i < out.length; i++) out[i] = new Encoding(b, s[i], s[i + 1])
   return out
 }
 

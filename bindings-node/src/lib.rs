@@ -174,13 +174,13 @@ impl NativeTokenizer {
 
     // -- sync --
 
-    #[napi]
+    #[napi(ts_return_type = "Uint32Array")]
     pub fn encode_sync(&self, text: String, add_special_tokens: bool) -> Result<EncodingBuffers> {
         let enc = guard(|| self.tok.encode(&text, add_special_tokens))?;
         Ok(Flat::single(enc, &text).into_js())
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Uint32Array")]
     pub fn encode_batch_sync(&self, texts: Vec<String>, add_special_tokens: bool) -> Result<EncodingBuffers> {
         let encs = guard(|| self.tok.encode_batch(&texts, add_special_tokens))?;
         Ok(Flat::many(encs.iter().zip(texts.iter().map(String::as_str))).into_js())
@@ -211,17 +211,17 @@ impl NativeTokenizer {
     // -- async --
 
     /// Encode on the core scheduler; resolves to [`EncodingBuffers`] for one encoding.
-    #[napi(ts_return_type = "Promise<EncodingBuffers>")]
+    #[napi(ts_return_type = "Promise<Uint32Array>")]
     pub fn encode<'env>(&self, env: &'env Env, text: JsString, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<EncodingBuffers, Resolver<EncodingBuffers>>()?;
         let text = Text::read(text)?;
         let opts = EncodeOptions { add_special_tokens, ..Default::default() };
         self.run_encode(text, opts, token, move |r| {
             let r = r.map_err(js_err).and_then(|(out, text): (JobOutput, Arc<str>)| match out {
-                JobOutput::Full(enc) => Ok(Flat::single(enc, &text).shrink()),
+                JobOutput::Full(enc) => Ok(Flat::single(enc, &text).into_js()),
                 JobOutput::Ids(_) => Err(Error::from_reason("internal: ids-only output for a full encode")),
             });
-            settle(deferred, r, Flat::into_js)
+            settle(deferred, r, std::convert::identity)
         });
         Ok(promise)
     }
@@ -255,7 +255,7 @@ impl NativeTokenizer {
     /// job on the core scheduler, so they interleave fairly with other requests; resolves once
     /// all are done, in order, to one [`EncodingBuffers`]. The first error cancels the rest and
     /// rejects.
-    #[napi(ts_return_type = "Promise<EncodingBuffers>")]
+    #[napi(ts_return_type = "Promise<Uint32Array>")]
     pub fn encode_batch<'env>(&self, env: &'env Env, texts: Vec<String>, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<EncodingBuffers, Resolver<EncodingBuffers>>()?;
         let texts: Arc<[Arc<str>]> = texts.into_iter().map(Arc::from).collect();
@@ -276,9 +276,9 @@ impl NativeTokenizer {
                             JobOutput::Ids(_) => Err(yieldtok::Error::Panic("ids-only output for a full encode".into())),
                         })
                         .collect::<yieldtok::Result<Vec<_>>>()?;
-                    Ok(Flat::many(encs.iter().zip(texts.iter().map(|t| &**t))).shrink())
+                    Ok(Flat::many(encs.iter().zip(texts.iter().map(|t| &**t))).into_js())
                 });
-                settle(deferred, r, Flat::into_js);
+                settle(deferred, r, std::convert::identity);
             };
             if heavy_total && !long_text {
                 yieldtok::spawn_detached(finish)
