@@ -128,7 +128,7 @@ test('ids the vocabulary lacks are skipped (as tokenizers does); values that are
   // A long list with one unknown id (decoded off the main thread) skips it too.
   const long = new Uint32Array(100_000).fill(helloIds[0])
   long[77_777] = vocab + 1
-  assert.equal(await tok.decode(long), tok.decodeSync(long.slice(0, 99_999)))
+  assert.equal(await tok.decode(long), tok.decodeSync(new Uint32Array(99_999).fill(helloIds[0])))
   for (const ids of [[-1], [1.5], [NaN], [Infinity], [2 ** 32], ['1'], [null], [1n], [{}]]) {
     await assert.rejects(tok.decode(ids), RangeError, String(ids[0]))
     assert.throws(() => tok.decodeSync(ids), RangeError)
