@@ -147,7 +147,7 @@ def test_bad_inputs_in_threads(qwen):
     def job(i):
         if i % 3 == 0:
             with pytest.raises(yieldtok.TokenizerValueError):
-                qwen.decode([10**8])
+                qwen.decode([2**40])  # not a u32 (an id the vocabulary lacks is skipped, not an error)
         elif i % 3 == 1:
             with pytest.raises(yieldtok.TokenizerValueError):
                 qwen.encode("x\ud800" * 500)
