@@ -390,28 +390,17 @@ impl EncodeJob {
     }
 
     /// Run every remaining piece on the scheduler's thread pool and wait for them (native).
+    /// Stops claiming pieces once the job's flag is set ([`cancel`](Self::cancel), or the
+    /// caller's flag it was made with); [`finish`](Self::finish) then returns `Error::Cancelled`.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn run_parallel(&self) {
-        self.run_parallel_until(None)
-    }
-
-    /// [`run_parallel`](Self::run_parallel) that stops claiming pieces once `cancel` is set
-    /// (the job is then cancelled: [`finish`](Self::finish) returns `Error::Cancelled`).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn run_parallel_until(&self, cancel: Option<&crate::CancelFlag>) {
         let workers = self.inner.scheduler.threads().max(1);
-        let next = || {
-            if cancel.is_some_and(crate::CancelFlag::is_cancelled) {
-                self.cancel();
-            }
-            self.run_one()
-        };
         self.inner.scheduler.pool().install(|| {
             rayon::scope(|s| {
                 for _ in 1..workers {
-                    s.spawn(|_| while next() {});
+                    s.spawn(|_| while self.run_one() {});
                 }
-                while next() {}
+                while self.run_one() {}
             })
         });
     }
