@@ -64,7 +64,9 @@ test("sliced encode equals the blocking one, and lets the event loop run", { ski
   };
   setImmediate(tick);
   let calls = 0;
-  const ids = await tok.encode(text, { sliceMs: 4, onProgress: () => calls++ });
+  // Small pieces and 1 ms slices: the slice count then depends on the work, not on how fast
+  // this machine runs a default-sized piece (a 4 ms slice of ~1 MB pieces gave only 4 slices).
+  const ids = await tok.encode(text, { sliceMs: 1, pieceBytes: 16384, onProgress: () => calls++ });
   running = false;
   assert.deepEqual(ids, expected);
   assert.ok(calls >= 5, `only ${calls} slices`);
