@@ -34,6 +34,15 @@ pub enum Error {
     /// Input bytes are not UTF-8 (position of the first bad byte).
     #[error("input is not valid UTF-8 (first invalid byte at offset {offset})")]
     NotUtf8 { offset: usize },
+    /// A file being loaded is not UTF-8 (`tokenizer.json`, `tokenizer_config.json`, a `.jinja`
+    /// chat template): which file, and the position of its first bad byte.
+    #[error("{path} is not valid UTF-8 (first invalid byte at offset {offset})")]
+    FileNotUtf8 { path: PathBuf, offset: usize },
+    /// A file being loaded is larger than [`max_file_bytes`](crate::load::max_file_bytes) (or
+    /// endless, like `/dev/zero` or a pipe that never closes): refused after reading at most
+    /// that many bytes.
+    #[error("{path} is larger than {limit} bytes, the limit for a file yieldtok loads (set YIELDTOK_MAX_FILE_BYTES to change it)")]
+    FileTooLarge { path: PathBuf, limit: u64 },
     /// An input is larger than the library accepts.
     #[error("input of {len} bytes exceeds the limit of {limit} bytes")]
     InputTooLarge { len: usize, limit: usize },

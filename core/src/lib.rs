@@ -58,6 +58,8 @@ cfg_if::cfg_if! {
 pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
 pub use chat::{ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
 pub use config::TokenizerConfig;
+pub use engine::{max_id_holes, DEFAULT_MAX_ID_HOLES};
+pub use load::{max_file_bytes, DEFAULT_MAX_FILE_BYTES};
 pub use encoding::Encoding;
 pub use error::{Error, Result};
 pub use batch::{BatchFuture, BatchHandle};

@@ -9,19 +9,56 @@ use crate::config::TokenizerConfig;
 use crate::error::{Error, Result};
 use crate::Tokenizer;
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+/// The largest file yieldtok reads while loading unless `YIELDTOK_MAX_FILE_BYTES` says
+/// otherwise: 512 MiB (the largest real `tokenizer.json` files are tens of MB).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 512 << 20;
+
+/// The size limit for each file a load reads (`tokenizer.json`, `tokenizer_config.json`, chat
+/// templates): `YIELDTOK_MAX_FILE_BYTES` (bytes; read at each load) or
+/// [`DEFAULT_MAX_FILE_BYTES`]. A larger file — or an endless one, such as `/dev/zero` or a pipe
+/// that never closes — is refused with [`Error::FileTooLarge`] after at most this many bytes.
+pub fn max_file_bytes() -> u64 {
+    std::env::var("YIELDTOK_MAX_FILE_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_MAX_FILE_BYTES)
 }
 
-fn utf8(bytes: Vec<u8>) -> Result<String> {
-    String::from_utf8(bytes).map_err(|e| Error::NotUtf8 { offset: e.utf8_error().valid_up_to() })
+fn read(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let limit = max_file_bytes();
+    let too_large = || Error::FileTooLarge { path: path.to_path_buf(), limit };
+    let file = std::fs::File::open(path).map_err(io)?;
+    // A regular file states its size; anything else (a device, a pipe) is read up to the limit.
+    let len = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+    if len.is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(len.unwrap_or(0) as usize);
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// A file's bytes as text; the error names the file.
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes)
+        .map_err(|e| Error::FileNotUtf8 { path: path.to_path_buf(), offset: e.utf8_error().valid_up_to() })
+}
+
+/// A file's text, within [`max_file_bytes`].
+fn read_text(path: &Path) -> Result<String> {
+    utf8(path, read(path)?)
 }
 
 impl Tokenizer {
     /// Load a `tokenizer.json` file.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let text = utf8(read(path)?)?;
+        let text = read_text(path)?;
         Self::from_json_str(&text, None, Some(path.display().to_string()))
     }
 
@@ -46,7 +83,7 @@ impl Tokenizer {
             return Err(Error::NotFound { what: "tokenizer.json", detail: format!("no tokenizer.json in {}", dir.display()) });
         }
         let config = load_config(dir)?;
-        let text = utf8(read(&tj)?)?;
+        let text = read_text(&tj)?;
         Self::from_json_str(&text, config, Some(dir.display().to_string()))
     }
 
@@ -61,21 +98,21 @@ impl Tokenizer {
 pub fn load_config(dir: &Path) -> Result<Option<TokenizerConfig>> {
     let cfg_path = dir.join("tokenizer_config.json");
     let mut config = if cfg_path.is_file() {
-        let text = utf8(read(&cfg_path)?)?;
+        let text = read_text(&cfg_path)?;
         Some(TokenizerConfig::from_str(&text, Some(&cfg_path.display().to_string()))?)
     } else {
         None
     };
     // transformers' rule: template files win over the config's `chat_template`.
     let jinja = dir.join("chat_template.jinja");
-    let default = if jinja.is_file() { Some(utf8(read(&jinja)?)?) } else { None };
+    let default = if jinja.is_file() { Some(read_text(&jinja)?) } else { None };
     let mut additional = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir.join("additional_chat_templates")) {
         let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
         for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "jinja")) {
             let name = p.file_stem().unwrap_or_default().to_string_lossy().to_string();
-            additional.push((name, utf8(read(&p)?)?));
+            additional.push((name, read_text(&p)?));
         }
     }
     if default.is_some() || !additional.is_empty() {

@@ -182,6 +182,8 @@ pub fn wait_for_engine_loads() {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn build_fast_engine(inner: &Inner) -> Result<crate::engine::fast::FastEngine, String> {
+    // Before serializing: a sparse vocabulary would make that (and fastokens) allocate by id.
+    crate::engine::check_id_range(inner.tok.get_vocab(true).into_values(), "vocabulary and added tokens")?;
     let json = inner.tok.to_string(false).map_err(|e| e.to_string())?;
     let engine = crate::engine::fast::FastEngine::from_json(&json)?;
     drop(json);
@@ -470,7 +472,12 @@ impl Tokenizer {
     }
 
     /// `tokenizers`' `to_str(pretty)`: the `tokenizer.json` text, indented when `pretty`.
+    /// A model vocabulary whose ids leave more than [`max_id_holes`](crate::max_id_holes)
+    /// unused ids below the largest is refused (`tokenizers` would allocate by the largest id).
     pub fn to_json_with(&self, pretty: bool) -> Result<String> {
+        crate::engine::check_id_range(self.inner.tok.get_vocab(false).into_values(), "model vocabulary").map_err(|why| {
+            Error::InvalidTokenizer { origin: self.inner.origin.clone(), message: format!("cannot be written as tokenizer.json: {why}") }
+        })?;
         self.inner.tok.to_string(pretty).map_err(Error::tokenize)
     }
 

@@ -119,3 +119,39 @@ impl EngineState {
         state
     }
 }
+
+/// Default for `YIELDTOK_MAX_ID_HOLES`: see [`check_id_range`].
+pub const DEFAULT_MAX_ID_HOLES: u64 = 1 << 20;
+
+/// The limit on unused ids below a vocabulary's largest id: `YIELDTOK_MAX_ID_HOLES` (read at
+/// each check) or [`DEFAULT_MAX_ID_HOLES`].
+pub fn max_id_holes() -> u64 {
+    std::env::var("YIELDTOK_MAX_ID_HOLES")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_MAX_ID_HOLES)
+}
+
+/// The id-range limit for what sizes a table by the largest id: the ids of `vocab` may leave
+/// at most [`max_id_holes`] unused ids below their largest one (the largest id is at most
+/// the number of ids + that limit - 1). fastokens sizes tables by the largest model and
+/// added-token id, and `tokenizers` writes a vocabulary back (`to_json`, `save`, the fast
+/// engine's build) by walking every id up to the largest and listing each unused one; a
+/// `"zzzz": 2000000000` entry would make either allocate gigabytes. `tokenizers` (hash maps)
+/// and the own engine (hash maps; ids up to 2^28) serve such a vocabulary exactly.
+pub(crate) fn check_id_range(ids: impl Iterator<Item = u32>, what: &str) -> Result<(), String> {
+    let (mut n, mut max) = (0u64, None::<u32>);
+    for id in ids {
+        n += 1;
+        max = max.max(Some(id));
+    }
+    let Some(max) = max else { return Ok(()) };
+    let holes = (u64::from(max) + 1).saturating_sub(n);
+    let limit = max_id_holes();
+    if holes > limit {
+        return Err(format!(
+            "sparse token ids: the largest id of the {what} is {max} but it has {n} ids, which leaves {holes} unused ids below it (the limit is {limit}, YIELDTOK_MAX_ID_HOLES)"
+        ));
+    }
+    Ok(())
+}
