@@ -21,6 +21,7 @@ mod encoding;
 mod longtext;
 mod errors;
 mod pyjson;
+mod stream;
 mod tokenized;
 mod tokenizer;
 mod trajectory;
@@ -51,6 +52,7 @@ fn _yieldtok(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoding::Encoding>()?;
     m.add_class::<encoding::BatchEncoding>()?;
     m.add_class::<encoding::ArrayView>()?;
+    m.add_class::<stream::DecodeStream>()?;
     m.add_class::<tokenized::TokenizedResult>()?;
     m.add_class::<trajectory::TrajectoryFailure>()?;
     m.add_function(wrap_pyfunction!(tokenized::packed_tensors_from_tokenized_results, m)?)?;

@@ -68,7 +68,7 @@ fn texts_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<str>>> {
 
 /// Ids to decode: a sequence of ints (list, tuple, numpy array of any integer dtype) or one
 /// plain int or numpy integer scalar (`decode(token_id)`, as vLLM and ART call it).
-fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+pub(crate) fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
     if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
         return Err(PyTypeError::new_err("ids must be a sequence of int"));
     }

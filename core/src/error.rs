@@ -49,6 +49,11 @@ pub enum Error {
     /// The `tokenizers` pipeline reported an error for this input.
     #[error("tokenization failed: {0}")]
     Tokenize(String),
+    /// A [`DecodeStream`](crate::DecodeStream)'s window no longer decodes to text that starts
+    /// with what it returned before (`tokenizers`' "invalid prefix"; decoders that strip or
+    /// clean up can do this).
+    #[error("Invalid prefix encountered while decoding stream. Token ID: {token_id}, Expected prefix: '{expected_prefix}', Actual string: '{actual_string}'")]
+    DecodeStream { token_id: u32, expected_prefix: String, actual_string: String },
     /// The work was cancelled (its future was dropped or its cancel handle was used).
     #[error("cancelled")]
     Cancelled,

@@ -36,6 +36,7 @@ pub mod job;
 pub mod load;
 mod pipeline;
 pub mod split;
+pub mod stream;
 pub mod task;
 mod tokenizer;
 pub mod trajectory;
@@ -69,6 +70,7 @@ pub use task::{spawn, CancelFlag, TaskFuture};
 pub use task::spawn_detached;
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
 pub use split::{CutRules, Family};
+pub use stream::DecodeStream;
 pub use tokenizer::{Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};
 #[cfg(not(target_arch = "wasm32"))]
 pub use tokenizer::wait_for_engine_loads;

@@ -20,6 +20,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from ._yieldtok import (
     AddedToken,
     BatchEncoding,
+    DecodeStream,
     Encoding,
     TokenizedResult,
     Tokenizer,
@@ -43,6 +44,7 @@ __all__ = [
     "AddedToken",
     "AsyncTokenizer",
     "BatchEncoding",
+    "DecodeStream",
     "Encoding",
     "TokenizedResult",
     "Tokenizer",

@@ -13,6 +13,7 @@ __all__ = [
     "Tokenizer",
     "Encoding",
     "BatchEncoding",
+    "DecodeStream",
     "TokenizedResult",
     "TrajectoryFailure",
     "TrajectoryError",
@@ -289,6 +290,33 @@ class BatchEncoding(Sequence[Encoding]):
     @property
     def attention_mask_array(self) -> npt.NDArray[np.uint32]:
         """Mask matching ``ids_array``: 1 for tokens, 0 for padding."""
+
+@final
+class DecodeStream:
+    """Incremental decoding of ids as they are generated, yielding text as soon as it is
+    complete: ``tokenizers.decoders.DecodeStream`` with the same constructor, state, results and
+    errors (a step whose window no longer decodes to text starting with what was returned
+    raises ``TokenizerValueError`` "Invalid prefix …", as ``tokenizers`` raises its exception).
+
+    ``ids`` seeds the stream (e.g. with the prompt), so the first step returns only what the new
+    id adds. A stream is not tied to one tokenizer: each step names the tokenizer to use.
+    """
+
+    def __init__(self, ids: Optional[Sequence[int]] = None, skip_special_tokens: bool = False) -> None: ...
+    def step(self, tokenizer: Tokenizer, id: Union[int, Sequence[int]]) -> Optional[str]:
+        """Add the next id (or a list of ids); the text they complete, or ``None`` when more
+        ids are needed (e.g. a character whose bytes are split across tokens)."""
+    @staticmethod
+    def step_many(
+        tokenizer: Tokenizer, streams: Sequence[DecodeStream], ids: Sequence[Union[int, Sequence[int]]]
+    ) -> List[Optional[str]]:
+        """Step many streams in one call: ``streams[i]`` gets ``ids[i]``; returns what each
+        ``step`` would. The GIL is released and large batches run on the pool — one call per
+        generated token of every request instead of one per request. Raises ``ValueError`` for
+        lengths that differ or a stream listed twice, and the first stream's error if a step
+        fails (every stream was stepped)."""
+    def __copy__(self) -> DecodeStream: ...
+    def __deepcopy__(self, memo: Any) -> DecodeStream: ...
 
 @final
 class AddedToken:
