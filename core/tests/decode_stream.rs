@@ -109,7 +109,7 @@ fn many_streams_equal_separate_ones() {
         let mut one: Vec<DecodeStream> = many.clone();
         for step in 0..30 {
             let batch: Vec<Vec<u32>> =
-                (0..n).map(|i| ids[(i * 37 + step) % ids.len()..][..1 + (i + step) % 2].to_vec()).collect();
+                (0..n).map(|i| (0..1 + (i + step) % 2).map(|k| ids[(i * 37 + step + k) % ids.len()]).collect()).collect();
             let mut refs: Vec<&mut DecodeStream> = many.iter_mut().collect();
             let got: Vec<_> = tok.step_decode_streams(&mut refs, &batch).into_iter().map(|r| r.map_err(|e| e.to_string())).collect();
             let want: Vec<_> = one.iter_mut().zip(&batch).map(|(s, b)| s.step(&tok, b).map_err(|e| e.to_string())).collect();
