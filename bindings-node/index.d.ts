@@ -39,6 +39,13 @@ export declare class NativeTokenizer {
   tokenizeTrajectoriesSync(groups: string | Uint8Array, args: TrajectoryArgs): TrajectoryOutput
   static fromFile(path: string): NativeTokenizer
   static fromDir(path: string): NativeTokenizer
+  /**
+   * Load a `tokenizer.json` file or a model folder (whichever `path` is) on the core
+   * scheduler, off the JS thread (a load takes 0.1-1.5 s of CPU); resolves to the tokenizer.
+   * Aborting `token` before the load starts means it never starts; one already running
+   * finishes and its result is dropped.
+   */
+  static load(path: string, token?: CancelToken | undefined | null): Promise<NativeTokenizer>
   static fromJSON(json: string): NativeTokenizer
   static fromBytes(bytes: Uint8Array): NativeTokenizer
   vocabSize(withAddedTokens: boolean): number

@@ -356,11 +356,19 @@ export declare function packTrajectoriesSync(results: readonly PackableResult[],
 export declare class Tokenizer {
   private constructor()
 
-  /** Load a `tokenizer.json` file. Synchronous (a load takes a few hundred ms of CPU). */
+  /**
+   * Load a `tokenizer.json` file or a model folder (`tokenizer.json` plus
+   * `tokenizer_config.json` / `chat_template.jinja`), whichever `path` is, off the event loop:
+   * the parse (0.1-1.5 s of CPU) runs on the core's thread pool. `signal` rejects with an
+   * {@link AbortError}; a load not yet started then never starts, one already running finishes
+   * and its result is dropped. Load errors reject with an `Error` carrying the core's message.
+   */
+  static load(path: string, options?: { signal?: AbortSignal | null } | null): Promise<Tokenizer>
+  /** Load a `tokenizer.json` file. Synchronous: blocks the calling thread for the whole load (see {@link Tokenizer.load}). */
   static fromFile(path: string): Tokenizer
   /**
    * Load a model folder: `tokenizer.json`, plus `tokenizer_config.json` and
-   * `chat_template.jinja` when present. Synchronous.
+   * `chat_template.jinja` when present. Synchronous (see {@link Tokenizer.load}).
    */
   static fromDir(path: string): Tokenizer
   /** Load from the text of a `tokenizer.json`, or its UTF-8 bytes (`Uint8Array`, `Buffer`, `ArrayBuffer`). */
@@ -423,7 +431,9 @@ export declare class Tokenizer {
    * JS numbers do not tell `1` from `1.0`: a float with an integral value reaches the template
    * as an int and renders as `1` where Python prints `1.0`. Templates are untrusted input: a
    * template that loops, recurses or grows without end stops with an `Error`, as does one that
-   * calls `raise_exception`; bad argument types throw a `TypeError`.
+   * calls `raise_exception`; bad argument types throw a `TypeError`, and so does a value JSON
+   * cannot carry faithfully in `messages`, `tools`, `documents` or `kwargs` (a NaN or infinite
+   * number, a string with a lone surrogate), naming it and where it is (`messages[1].content`).
    */
   applyChatTemplate(messages: readonly ChatMessage[], options: ChatTemplateOptions & { returnDict: true }): Promise<ChatTemplateDict>
   applyChatTemplate(messages: readonly ChatMessage[], options: ChatTemplateOptions & { tokenize: false; returnDict?: false }): Promise<string>

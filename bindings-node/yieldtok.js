@@ -108,6 +108,47 @@ function toJSON(v, name, replacer = undefined) {
   return s
 }
 
+/**
+ * The first value in `v` (arrays and objects walked in JSON.stringify's order, `v` already
+ * serialised once, so it has no cycles) that a chat template cannot be given faithfully: a NaN
+ * or infinite number (JSON.stringify would make it null) or a string with a lone surrogate
+ * (invalid Unicode). Throws a TypeError naming the value and its place (`messages[1].content`).
+ */
+function checkChatValues(v, path, depth = 0) {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new TypeError(`${path}: ${v} is not a JSON value (NaN and infinities cannot be passed to a chat template)`)
+  } else if (typeof v === 'string') {
+    if (!v.isWellFormed()) {
+      let i = 0
+      while (i < v.length) {
+        const c = v.charCodeAt(i)
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < v.length && (v.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i += 2
+        else if (c >= 0xd800 && c <= 0xdfff) break
+        else i++
+      }
+      const hex = v.charCodeAt(i).toString(16).toUpperCase()
+      throw new TypeError(`${path}: the string contains a lone surrogate U+${hex} at index ${i}; it is not valid Unicode and cannot be encoded as UTF-8`)
+    }
+  } else if (v !== null && typeof v === 'object' && depth < 512 && typeof v.toJSON !== 'function') {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) checkChatValues(v[i], `${path}[${i}]`, depth + 1)
+    } else {
+      for (const k of Object.keys(v)) {
+        if (!k.isWellFormed()) checkChatValues(k, `${path} (a key)`, depth + 1)
+        const key = /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`
+        checkChatValues(v[k], `${path}${key}`, depth + 1)
+      }
+    }
+  }
+}
+
+/** `toJSON` of a chat template argument, with its values checked (see `checkChatValues`). */
+function chatJSON(v, name) {
+  const s = toJSON(v, name)
+  checkChatValues(v, name)
+  return s
+}
+
 function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v)
 }
@@ -132,17 +173,17 @@ function optFlag(options, key) {
   })
 }
 
-function optArrayJSON(options, key) {
+function optArrayJSON(options, key, json = toJSON) {
   return optional(options, key, (v, name) => {
     if (!Array.isArray(v)) throw new TypeError(`${name} must be an array, got ${describe(v)}`)
-    return toJSON(v, name)
+    return json(v, name)
   })
 }
 
-function optObjectJSON(options, key) {
+function optObjectJSON(options, key, json = toJSON) {
   return optional(options, key, (v, name) => {
     if (!isPlainObject(v)) throw new TypeError(`${name} must be an object, got ${describe(v)}`)
-    return toJSON(v, name)
+    return json(v, name)
   })
 }
 
@@ -184,10 +225,10 @@ function chatArgs(messages, options) {
     throw new TypeError(`options.continueFinalMessage must be a boolean or a field name, got ${describe(cont)}`)
   }
   const call = jsonObject({
-    messages: toJSON(messages, 'messages'),
-    tools: optArrayJSON(o, 'tools'),
-    documents: optArrayJSON(o, 'documents'),
-    kwargs: optObjectJSON(o, 'kwargs'),
+    messages: chatJSON(messages, 'messages'),
+    tools: optArrayJSON(o, 'tools', chatJSON),
+    documents: optArrayJSON(o, 'documents', chatJSON),
+    kwargs: optObjectJSON(o, 'kwargs', chatJSON),
     addGenerationPrompt: flagJSON(o, 'addGenerationPrompt'),
     continueFinalMessage: cont === null ? undefined : JSON.stringify(cont),
     chatTemplate: JSON.stringify(optString(o, 'chatTemplate')),
@@ -561,6 +602,17 @@ class Tokenizer {
   static fromDir(path) {
     checkText(path, 'path')
     return new Tokenizer(NativeTokenizer.fromDir(path))
+  }
+
+  /**
+   * Load a `tokenizer.json` file or a model folder (whichever `path` is) off the event loop, on
+   * the core's thread pool: the promise resolves to the tokenizer. `options.signal` rejects it
+   * with an AbortError (a load not yet started never starts; one running finishes unseen).
+   */
+  static async load(path, options) {
+    checkText(path, 'path')
+    const signal = signalOf(checkOptions(options))
+    return new Tokenizer(await withSignal(signal, (token) => NativeTokenizer.load(path, token)))
   }
 
   /** Load from the text of a `tokenizer.json`, or its UTF-8 bytes. */

@@ -25,6 +25,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, TryLockError, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
+use napi::Env;
+
 const IDLE: u8 = 0;
 /// A poll is queued on the pool (heavy tasks).
 const SCHEDULED: u8 = 1;
@@ -188,12 +190,22 @@ impl Abort {
 
 /// Drive `fut` to completion and hand its output to `on_done`, exactly once, on the thread that
 /// completes it: the caller's if it is ready at once, else the scheduler worker that woke it,
-/// or a task of its own on the pool when `heavy`.
-pub fn spawn<T, F>(fut: F, heavy: bool, on_done: impl FnOnce(yieldtok::Result<T>) + Send + 'static) -> Abort
+/// or a task of its own on the pool when `heavy`. Called on the JS thread of `env`: the work
+/// is aborted when that environment tears down (see [`EnvWork`]).
+pub fn spawn<T, F>(env: &Env, fut: F, heavy: bool, on_done: impl FnOnce(yieldtok::Result<T>) + Send + 'static) -> Abort
 where
     T: Send + 'static,
     F: Future<Output = yieldtok::Result<T>> + Send + 'static,
 {
+    let work = EnvWork::current(env);
+    let id = work.as_ref().and_then(|w| w.reserve());
+    let tracked = work.clone().zip(id);
+    let on_done = move |r: yieldtok::Result<T>| {
+        if let Some((w, id)) = tracked {
+            w.done(id);
+        }
+        on_done(r)
+    };
     let task = Arc::new(Task {
         state: AtomicU8::new(IDLE),
         heavy,
@@ -203,5 +215,112 @@ where
     });
     let weak: Weak<dyn Cancel> = Arc::downgrade(&(task.clone() as Arc<dyn Cancel>));
     task.run();
-    Abort(weak)
+    let abort = Abort(weak);
+    if let (Some(w), Some(id)) = (work, id) {
+        w.attach(id, abort.clone());
+    }
+    abort
+}
+
+/// The work in flight that one JS environment (the main thread's, or a `worker_threads`
+/// worker's) started, aborted when that environment tears down (issue 17, item 5).
+///
+/// Without this, a worker terminated in the middle of long encodes left them running to the
+/// end on the core's pool: each kept its job, its text, its result and the worker's tokenizer
+/// alive (~30 MB per worker and in-flight 1 MB encode with qwen3) until it finished, only for
+/// the result to be dropped — the promise was gone with the worker. Terminating workers in a
+/// loop faster than that backlog drained grew RSS by ~120-230 MB per round of four workers
+/// (two 1 MB encodes each) without levelling off, and the dead work took CPU from the live.
+/// Now the environment's cleanup hook aborts every task it started: a task not yet started
+/// never starts, an encode's remaining pieces never run and its running piece stops at its
+/// next cancellation check (own engine), and everything it held is freed.
+///
+/// One per JS thread (an environment lives on one thread, and each worker has its own).
+pub(crate) struct EnvWork {
+    live: Mutex<Live>,
+}
+
+#[derive(Default)]
+struct Live {
+    gone: bool,
+    next: u64,
+    /// In-flight work by id; `None` until its [`Abort`] is attached.
+    tasks: std::collections::HashMap<u64, Option<Abort>>,
+}
+
+thread_local! {
+    static ENV_WORK: std::cell::RefCell<Option<(usize, Arc<EnvWork>)>> = const { std::cell::RefCell::new(None) };
+}
+
+impl EnvWork {
+    /// This thread's environment's registry (its cleanup hook registered on first use); `None`
+    /// if the hook cannot be registered (the work then runs untracked, as before).
+    fn current(env: &Env) -> Option<Arc<EnvWork>> {
+        let raw = env.raw();
+        ENV_WORK.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            if let Some((e, w)) = slot.as_ref() {
+                if *e == raw as usize {
+                    return Some(w.clone());
+                }
+            }
+            let work = Arc::new(EnvWork { live: Mutex::new(Live::default()) });
+            let arg = Arc::into_raw(work.clone()) as *mut std::ffi::c_void;
+            // SAFETY: `raw` is the live environment of this call; the hook gets back the `Arc`
+            // leaked into `arg` (exactly once: Node runs a registered hook once, at teardown).
+            let status = unsafe { napi::sys::napi_add_env_cleanup_hook(raw, Some(env_teardown), arg) };
+            if status != napi::sys::Status::napi_ok {
+                drop(unsafe { Arc::from_raw(arg as *const EnvWork) });
+                return None;
+            }
+            *slot = Some((raw as usize, work.clone()));
+            Some(work)
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Live> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn reserve(&self) -> Option<u64> {
+        let mut live = self.lock();
+        if live.gone {
+            return None;
+        }
+        live.next += 1;
+        let id = live.next;
+        live.tasks.insert(id, None);
+        Some(id)
+    }
+
+    fn attach(&self, id: u64, abort: Abort) {
+        if let Some(slot) = self.lock().tasks.get_mut(&id) {
+            *slot = Some(abort);
+        }
+    }
+
+    fn done(&self, id: u64) {
+        self.lock().tasks.remove(&id);
+    }
+}
+
+/// The environment's cleanup hook: abort everything it still has in flight.
+unsafe extern "C" fn env_teardown(arg: *mut std::ffi::c_void) {
+    // SAFETY: `arg` is the `Arc` leaked by `EnvWork::current`, handed back once.
+    let work = unsafe { Arc::from_raw(arg as *const EnvWork) };
+    let tasks = {
+        let mut live = work.lock();
+        live.gone = true;
+        std::mem::take(&mut live.tasks)
+    };
+    let _ = ENV_WORK.try_with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.as_ref().is_some_and(|(_, w)| Arc::ptr_eq(w, &work)) {
+            *slot = None;
+        }
+    });
+    // Outside the lock: an abort runs the task's `on_done`, which calls `done`.
+    for abort in tasks.into_values().flatten() {
+        abort.abort();
+    }
 }

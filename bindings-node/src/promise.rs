@@ -32,7 +32,7 @@ where
     D: ToNapiValue + 'static,
 {
     let (deferred, promise) = env.create_deferred::<D, Resolver<D>>()?;
-    let abort = exec::spawn(fut, false, move |r| match r {
+    let abort = exec::spawn(env, fut, false, move |r| match r {
         Ok(v) => deferred.resolve(Box::new(move |_env| to_js(v))),
         Err(e) => deferred.reject(js_err(e)),
     });

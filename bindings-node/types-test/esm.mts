@@ -19,6 +19,8 @@ import yieldtok from 'yieldtok'
 export async function main(path: string): Promise<number> {
   const tok: Tokenizer = Tokenizer.fromDir(path)
   const ac = new AbortController()
+  const loaded: Tokenizer = await Tokenizer.load(path, { signal: ac.signal })
+  void loaded
   const opts: EncodeOptions = { addSpecialTokens: false, signal: ac.signal }
   const enc: Encoding = await tok.encode('hello', opts)
   const ids: Uint32Array = enc.ids

@@ -203,6 +203,18 @@ test('bad input rejects with clear errors, and the tokenizer keeps working', asy
   await assert.rejects(qwen.applyChatTemplate(MESSAGES, { tokenize: 'yes' }), /options\.tokenize must be a boolean/)
   await assert.rejects(qwen.applyChatTemplate(MESSAGES, { continueFinalMessage: 1 }), /continueFinalMessage must be a boolean or a field name/)
   await assert.rejects(qwen.applyChatTemplate(MESSAGES, { chatTemplate: 5 }), /chatTemplate must be a string/)
+  // values JSON cannot carry faithfully name themselves and their place (issue 17, item 7)
+  const bad = [
+    [[MESSAGES[0], { role: 'user', content: NaN }], /^messages\[1\]\.content: NaN is not a JSON value/],
+    [[MESSAGES[0], { role: 'user', content: 'hi \ud800 there' }], /^messages\[1\]\.content: the string contains a lone surrogate U\+D800 at index 3/],
+    [[{ role: 'user', content: [{ type: 'text', text: 'x' }, { 'a-b': -Infinity }] }], /^messages\[0\]\.content\[1\]\["a-b"\]: -Infinity is not a JSON value/],
+  ]
+  for (const [msgs, re] of bad) {
+    await assert.rejects(qwen.applyChatTemplate(msgs), (e) => e instanceof TypeError && re.test(e.message))
+    assert.throws(() => qwen.applyChatTemplateSync(msgs, { tokenize: false }), (e) => e instanceof TypeError && re.test(e.message))
+  }
+  await assert.rejects(qwen.applyChatTemplate(MESSAGES, { kwargs: { x: '\udc00' } }), /options\.kwargs\.x: the string contains a lone surrogate U\+DC00 at index 0/)
+  await assert.rejects(qwen.applyChatTemplate(MESSAGES, { tools: [{ f: NaN }] }), /options\.tools\[0\]\.f: NaN/)
   // errors from the core: the template raises, does not parse, loops; an unknown template name
   await assert.rejects(qwen.applyChatTemplate(MESSAGES, { chatTemplate: "{{ raise_exception('nope') }}" }), (e) => e instanceof Error && /nope/.test(e.message) && typeof e.code === 'string')
   assert.throws(() => qwen.applyChatTemplateSync(MESSAGES, { chatTemplate: '{% for %}' }), (e) => e instanceof Error && /chat template/.test(e.message))
