@@ -4,6 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+pub(crate) mod reference;
+#[doc(hidden)]
+pub use reference::compare_paths;
+
 use crate::chat_template::TemplateSource;
 use crate::config::TokenizerConfig;
 use crate::error::{Error, Result};

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::config::TokenizerConfig;
@@ -197,17 +196,17 @@ fn build_fast_engine(inner: &Inner) -> Result<crate::engine::fast::FastEngine, S
     Ok(engine)
 }
 
-/// Parse `json` with `tokenizers` and build the own engine from it: concurrently on native
-/// targets (load time is about the longer of the two, not their sum), one after the other
-/// on wasm32 (or when no thread can be started).
-fn parse_both(json: &str) -> (tokenizers::Result<tokenizers::Tokenizer>, std::result::Result<yieldtok_engine::Engine, String>) {
+/// Parse `json` with `tokenizers` (one pass, see [`crate::load::reference`]) and build the own
+/// engine from it: concurrently on native targets (load time is about the longer of the two, not
+/// their sum), one after the other on wasm32 (or when no thread can be started).
+fn parse_both(json: &str) -> (std::result::Result<(tokenizers::Tokenizer, Value), String>, std::result::Result<yieldtok_engine::Engine, String>) {
     #[cfg(not(target_arch = "wasm32"))]
     {
         std::thread::scope(|s| {
             let own = std::thread::Builder::new()
                 .name("yieldtok-engine-build".into())
                 .spawn_scoped(s, || crate::engine::own::build(json));
-            let parsed = json.parse();
+            let parsed = crate::load::reference::parse(json);
             let own = match own {
                 Ok(handle) => handle.join().unwrap_or_else(|_| Err("the yieldtok engine panicked while loading".into())),
                 Err(_) => crate::engine::own::build(json),
@@ -217,7 +216,7 @@ fn parse_both(json: &str) -> (tokenizers::Result<tokenizers::Tokenizer>, std::re
     }
     #[cfg(target_arch = "wasm32")]
     {
-        (json.parse(), crate::engine::own::build(json))
+        (crate::load::reference::parse(json), crate::engine::own::build(json))
     }
 }
 
@@ -237,50 +236,12 @@ impl std::fmt::Debug for Tokenizer {
     }
 }
 
-/// The parts of `tokenizer.json` the classifier reads (the vocabulary is skipped, not parsed).
-#[derive(Deserialize)]
-struct Structure {
-    #[serde(default)]
-    normalizer: Value,
-    #[serde(default)]
-    pre_tokenizer: Value,
-    #[serde(default)]
-    truncation: Value,
-    #[serde(default)]
-    padding: Value,
-    model: ModelMeta,
-}
-
-#[derive(Deserialize)]
-struct ModelMeta {
-    #[serde(rename = "type", default)]
-    ty: Option<String>,
-    #[serde(default)]
-    dropout: Option<f64>,
-    #[serde(default)]
-    ignore_merges: Option<bool>,
-    #[serde(default)]
-    fuse_unk: Option<bool>,
-    #[serde(default)]
-    byte_fallback: Option<bool>,
-}
-
 impl Tokenizer {
     /// Build from the text of a `tokenizer.json`. `origin` names it in errors and logs.
     pub fn from_json_str(json: &str, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
         let bad = |message: String| Error::InvalidTokenizer { origin: origin.clone(), message };
         let (parsed, own) = parse_both(json);
-        let tok: tokenizers::Tokenizer = parsed.map_err(|e: tokenizers::Error| bad(e.to_string()))?;
-        let structure: Structure = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
-        let m = &structure.model;
-        let json_view = serde_json::json!({
-            "normalizer": structure.normalizer,
-            "pre_tokenizer": structure.pre_tokenizer,
-            "truncation": structure.truncation,
-            "padding": structure.padding,
-            "model": {"type": m.ty, "dropout": m.dropout, "ignore_merges": m.ignore_merges,
-                      "fuse_unk": m.fuse_unk, "byte_fallback": m.byte_fallback},
-        });
+        let (tok, json_view) = parsed.map_err(bad)?;
         Self::from_parts(tok, own, &json_view, config, origin)
     }
 

@@ -5,6 +5,7 @@
 mod args;
 mod bench;
 mod bench_engines;
+mod bench_load;
 mod conformance;
 mod demo;
 mod stats;
@@ -27,6 +28,7 @@ USAGE:
   yieldtok demo   [--tokenizer T] [--tokens N]                       the main job: a ~160k-token document
   yieldtok bench  [--tokenizer T] [--tokens N] [--runs N] [--only throughput,overhead,slices,fairness]
   yieldtok bench-engines [--runs N] [--tokens N] [NAME...]          fast engine vs tokenizers and fastokens
+  yieldtok bench-load [--runs N] [NAME...]                         load time and memory vs tokenizers, fastokens
   yieldtok chat   [--tokenizer T] [--template NAME_OR_SOURCE] [--generation-prompt] [--ids] FILE
                                                                      render a conversation JSON file
   yieldtok conformance --out DIR [NAME...]                           cross-language test vectors
@@ -97,6 +99,18 @@ fn dispatch(cmd: &str, a: &Args) -> Result<(), String> {
             };
             bench_engines::run(&names, a.num("runs", 5)?, a.num("tokens", 160_000)?)
         }
+        "bench-load" => {
+            let names: Vec<String> = if a.positional.is_empty() {
+                ["qwen3", "llama3_1", "gpt4o", "gemma3", "llama2", "minilm"].iter().map(|s| s.to_string()).collect()
+            } else {
+                a.positional.clone()
+            };
+            bench_load::run(&names, a.num("runs", 5)?)
+        }
+        "bench-load-child" => match a.positional.as_slice() {
+            [kind, path] => bench_load::child(kind, path),
+            _ => Err("bench-load-child KIND PATH".into()),
+        },
         "chat" => {
             let tok = tokenizer(a)?;
             let input: serde_json::Value = serde_json::from_str(&input_text(a)?).map_err(|e| format!("conversation JSON: {e}"))?;

@@ -227,3 +227,40 @@ fn models() -> &'static [Pair] {
         v
     })
 }
+
+/// The BPE `model.vocab`/`model.merges` parse (borrowed strings, merges without serde's
+/// untagged buffering): pairs, legacy `"a b"` strings with a `#version` line, escaped strings
+/// (unescaped copies), and the files `tokenizers` refuses, refused too.
+#[test]
+fn bpe_vocab_and_merges_parse_like_tokenizers() {
+    let file = |merges: &str| {
+        format!(
+            r#"{{"version": "1.0", "added_tokens": [], "normalizer": null, "pre_tokenizer": {{"type": "Whitespace"}},
+               "post_processor": null, "decoder": null,
+               "model": {{"type": "BPE", "unk_token": "?", "vocab": {{"?": 0, "a": 1, "\"": 2, "a\"": 3, "\u00e9": 4, "a\"\u00e9": 5, "b": 6}},
+                         "merges": {merges}}}}}"#
+        )
+    };
+    let accepted = [
+        r#"[["a", "\""], ["a\"", "é"]]"#,
+        r#"[["a", "\u0022"], ["a\u0022", "\u00e9"]]"#,
+        r##"["#version: 0.2", "a \"", "a\" é"]"##,
+        r#"[]"#,
+    ];
+    for merges in accepted {
+        let json = file(merges);
+        let engine = yieldtok_engine::Engine::from_json(&json).unwrap_or_else(|e| panic!("{merges}: {e}"));
+        let oracle: tokenizers::Tokenizer = json.parse().unwrap();
+        for text in ["a\"é", "a\" é", "ba\"éa", "x a\"\"é"] {
+            let mut ours = yieldtok_engine::Tokens::default();
+            engine.encode(text, &Default::default(), &mut ours).unwrap();
+            assert_eq!(ours.ids, oracle.encode(text, false).unwrap().get_ids(), "{merges}: {text:?}");
+        }
+    }
+    let refused = [r#"[["a", "\""], "a\" é"]"#, r#"["a \" x"]"#, r#"[["a", "\"", "b"]]"#, r#"[["a"]]"#, r#"[3]"#];
+    for merges in refused {
+        let json = file(merges);
+        assert!(json.parse::<tokenizers::Tokenizer>().is_err(), "{merges}: tokenizers accepts it");
+        assert!(yieldtok_engine::Engine::from_json(&json).is_err(), "{merges}: the engine accepts it");
+    }
+}

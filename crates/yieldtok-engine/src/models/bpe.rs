@@ -15,6 +15,7 @@
 //! end-of-word suffix, an unknown token missing from the vocabulary, a ByteLevel vocabulary
 //! without all 256 byte symbols.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
@@ -41,9 +42,11 @@ pub struct BpeScratch {
     tokens: Vec<Token>,
 }
 
-/// The `model` object of a `tokenizer.json` whose `type` is `BPE`.
+/// The `model` object of a `tokenizer.json` whose `type` is `BPE`. Its strings borrow from
+/// the file's text where they have no escapes (nearly all: a vocabulary entry is a copy only
+/// when it has to be unescaped).
 #[derive(Deserialize)]
-pub struct BpeJson {
+pub struct BpeJson<'a> {
     #[serde(default)]
     dropout: Option<f64>,
     #[serde(default)]
@@ -58,82 +61,156 @@ pub struct BpeJson {
     byte_fallback: Option<bool>,
     #[serde(default)]
     ignore_merges: Option<bool>,
-    vocab: VocabJson,
-    merges: MergesJson,
+    #[serde(borrow)]
+    vocab: VocabJson<'a>,
+    #[serde(borrow)]
+    merges: MergesJson<'a>,
+}
+
+/// A string of the file: borrowed, or unescaped.
+pub type JsonStr<'a> = Cow<'a, str>;
+
+/// Deserializes a [`JsonStr`] (borrowed when the text has no escapes).
+struct StrSeed;
+
+impl<'de> de::DeserializeSeed<'de> for StrSeed {
+    type Value = JsonStr<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<JsonStr<'de>, D::Error> {
+        d.deserialize_str(StrVisitor)
+    }
+}
+
+struct StrVisitor;
+
+impl<'de> Visitor<'de> for StrVisitor {
+    type Value = JsonStr<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<JsonStr<'de>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<JsonStr<'de>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<JsonStr<'de>, E> {
+        Ok(Cow::Owned(v))
+    }
 }
 
 /// `model.vocab` in file order (a later duplicate key overrides an earlier one, as in the
 /// hash map `tokenizers` collects it into).
-pub struct VocabJson(pub Vec<(String, u32)>);
+pub struct VocabJson<'a>(pub Vec<(JsonStr<'a>, u32)>);
 
-impl<'de> Deserialize<'de> for VocabJson {
+impl<'de: 'a, 'a> Deserialize<'de> for VocabJson<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = VocabJson;
+            type Value = VocabJson<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a map from token to id")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<VocabJson, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<VocabJson<'de>, A::Error> {
                 let mut v = Vec::with_capacity(map.size_hint().unwrap_or(0));
-                while let Some(e) = map.next_entry::<String, u32>()? {
-                    v.push(e);
+                while let Some(k) = map.next_key_seed(StrSeed)? {
+                    v.push((k, map.next_value::<u32>()?));
                 }
                 Ok(VocabJson(v))
             }
         }
-        d.deserialize_map(V)
+        let VocabJson(v) = d.deserialize_map(V)?;
+        Ok(VocabJson(v))
     }
 }
 
 /// `model.merges`: either `[["a", "b"], …]` or the legacy `["a b", …]` (not a mix).
-pub struct MergesJson(pub Vec<(String, String)>);
+pub struct MergesJson<'a>(pub Vec<(JsonStr<'a>, JsonStr<'a>)>);
 
-impl<'de> Deserialize<'de> for MergesJson {
+/// One merge: a pair of strings, or a legacy `"a b"` string (split here, as `tokenizers`'
+/// `convert_merges_to_hashmap` does: "#version" lines are skipped (`None`), the rest must
+/// split on ' ' into exactly two parts). Deserialized without buffering (serde's untagged
+/// enums buffer every element).
+struct OneMerge<'a>(Option<(JsonStr<'a>, JsonStr<'a>)>, bool);
+
+impl<'de> Deserialize<'de> for OneMerge<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum One {
-            Pair((String, String)),
-            Legacy(String),
+        struct V;
+        impl<'de> V {
+            fn legacy<E: de::Error>(s: JsonStr<'de>) -> Result<OneMerge<'de>, E> {
+                if s.starts_with("#version") {
+                    return Ok(OneMerge(None, true));
+                }
+                let split = |s: &str| -> Option<(usize, usize)> {
+                    let mut parts = s.split(' ');
+                    match (parts.next(), parts.next(), parts.next()) {
+                        (Some(a), Some(_), None) => Some((a.len(), a.len() + 1)),
+                        _ => None,
+                    }
+                };
+                let Some((a_end, b_start)) = split(&s) else {
+                    return Err(de::Error::custom(format!("bad merge {s:?}")));
+                };
+                let pair = match s {
+                    Cow::Borrowed(s) => (Cow::Borrowed(&s[..a_end]), Cow::Borrowed(&s[b_start..])),
+                    Cow::Owned(s) => (Cow::Owned(s[..a_end].to_string()), Cow::Owned(s[b_start..].to_string())),
+                };
+                Ok(OneMerge(Some(pair), true))
+            }
         }
+        impl<'de> Visitor<'de> for V {
+            type Value = OneMerge<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a merge: a pair of strings or a string \"a b\"")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<OneMerge<'de>, E> {
+                V::legacy(Cow::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<OneMerge<'de>, E> {
+                V::legacy(Cow::Owned(v.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<OneMerge<'de>, E> {
+                V::legacy(Cow::Owned(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OneMerge<'de>, A::Error> {
+                let a = seq.next_element_seed(StrSeed)?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                let b = seq.next_element_seed(StrSeed)?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                    return Err(de::Error::invalid_length(3, &self));
+                }
+                Ok(OneMerge(Some((a, b)), false))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MergesJson<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = MergesJson;
+            type Value = MergesJson<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a list of merges")
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MergesJson, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MergesJson<'de>, A::Error> {
                 let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0));
                 let (mut pairs, mut legacy) = (false, false);
-                while let Some(m) = seq.next_element::<One>()? {
-                    match m {
-                        One::Pair(p) => {
-                            pairs = true;
-                            v.push(p);
-                        }
-                        One::Legacy(s) => {
-                            legacy = true;
-                            // `tokenizers`' convert_merges_to_hashmap: skip "#version" lines,
-                            // split on ' ' into exactly two parts.
-                            if s.starts_with("#version") {
-                                continue;
-                            }
-                            let mut parts = s.split(' ');
-                            match (parts.next(), parts.next(), parts.next()) {
-                                (Some(a), Some(b), None) => v.push((a.to_string(), b.to_string())),
-                                _ => return Err(de::Error::custom(format!("bad merge {s:?}"))),
-                            }
-                        }
+                while let Some(OneMerge(m, is_legacy)) = seq.next_element::<OneMerge<'de>>()? {
+                    if is_legacy {
+                        legacy = true;
+                    } else {
+                        pairs = true;
                     }
                     if pairs && legacy {
                         return Err(de::Error::custom("merges mix pairs and strings"));
                     }
+                    v.extend(m);
                 }
                 Ok(MergesJson(v))
             }
         }
-        d.deserialize_seq(V)
+        let MergesJson(v) = d.deserialize_seq(V)?;
+        Ok(MergesJson(v))
     }
 }
 
@@ -202,7 +279,7 @@ impl Bpe {
     /// Build from `model` (its `type` already checked); `units` is [`Units::Bytes`] when the
     /// pre-tokenizer ends with ByteLevel. Also returns the string vocabulary for the added
     /// tokens' id assignment.
-    pub fn from_json(json: &BpeJson, units: Units) -> Result<(Bpe, StrVocab<'_>), LoadError> {
+    pub fn from_json<'a>(json: &'a BpeJson<'_>, units: Units) -> Result<(Bpe, StrVocab<'a>), LoadError> {
         match json.dropout {
             None => {}
             Some(0.0) => {}
@@ -220,7 +297,7 @@ impl Bpe {
             if *id > crate::load::MAX_ID {
                 return Err(LoadError::Limit(format!("token id {id} of {k:?}")));
             }
-            map.insert(k.as_str(), *id);
+            map.insert(k.as_ref(), *id);
         }
         let vocab_size = map.len();
         let str_vocab = StrVocab { map };
