@@ -11,15 +11,70 @@ use yieldtok::{ChatCall, ChatReturn, ContinueFinalMessage};
 
 use crate::errors::{guard, TokenizerValueError};
 
-/// A Python object as JSON (through `json.dumps`, which keeps dict order).
+/// A Python object as JSON (through `json.dumps`, which keeps dict order). A value JSON cannot
+/// carry (a NaN or infinite float, a `str` with a lone surrogate) is a `TokenizerValueError`
+/// naming the value and where it is (`conversation[1]["content"]`).
 pub fn to_json(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
     let py = obj.py();
-    let text: String = py
-        .import("json")?
-        .call_method1("dumps", (obj,))
-        .map_err(|e| TokenizerValueError::new_err(format!("{what} is not JSON-serialisable: {e}")))?
-        .extract()?;
-    serde_json::from_str(&text).map_err(|e| TokenizerValueError::new_err(format!("{what}: {e}")))
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("allow_nan", false)?;
+    let dumped = py.import("json")?.call_method("dumps", (obj,), Some(&kwargs));
+    let located = |fallback: String| match find_bad_value(obj, what, 0) {
+        Some(msg) => TokenizerValueError::new_err(msg),
+        None => TokenizerValueError::new_err(fallback),
+    };
+    let text: String = dumped.map_err(|e| located(format!("{what} is not JSON-serialisable: {e}")))?.extract()?;
+    serde_json::from_str(&text).map_err(|e| located(format!("{what}: {e}")))
+}
+
+/// The first value under `obj` (dicts, lists and tuples walked in order) that JSON cannot carry,
+/// described with its place; `None` if there is none. Only called once serialising failed.
+fn find_bad_value(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Option<String> {
+    if depth > 256 {
+        return None;
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return s.to_str().err().map(|e| {
+            let e = crate::tokenizer::surrogate_error(s, e, "the str", 0);
+            format!("{path}: {}", e.value(obj.py()))
+        });
+    }
+    if let Ok(f) = obj.cast::<pyo3::types::PyFloat>() {
+        if f.value().is_finite() {
+            return None;
+        }
+        let x = f.repr().map(|r| r.to_string()).unwrap_or_default();
+        return Some(format!("{path}: the float {x} is not a JSON value (NaN and infinities cannot be passed to a chat template)"));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        for (k, v) in d.iter() {
+            let key = match k.cast::<PyString>() {
+                Ok(s) => match s.to_str() {
+                    Ok(s) => format!("{s:?}"),
+                    Err(e) => {
+                        let e = crate::tokenizer::surrogate_error(s, e, "the key", 0);
+                        return Some(format!("{path}: {}", e.value(obj.py())));
+                    }
+                },
+                Err(_) => k.repr().map(|r| r.to_string()).unwrap_or_default(),
+            };
+            if let Some(m) = find_bad_value(&k, &format!("{path} (key {key})"), depth + 1) {
+                return Some(m);
+            }
+            if let Some(m) = find_bad_value(&v, &format!("{path}[{key}]"), depth + 1) {
+                return Some(m);
+            }
+        }
+        return None;
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<pyo3::types::PyTuple>() {
+        for (i, v) in obj.try_iter().ok()?.enumerate() {
+            if let Some(m) = find_bad_value(&v.ok()?, &format!("{path}[{i}]"), depth + 1) {
+                return Some(m);
+            }
+        }
+    }
+    None
 }
 
 /// The core's host call, from transformers' arguments (Python values become JSON values; the

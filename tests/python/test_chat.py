@@ -88,3 +88,40 @@ async def test_awaitable_twins_run_on_the_core():
     # Not on Python's default executor: no thread of it is started.
     import threading
     assert not any(t.name.startswith("asyncio_") for t in threading.enumerate())
+
+
+@pytest.mark.asyncio
+async def test_values_json_cannot_carry_are_named_with_their_place():
+    # issue 17, item 7: a NaN or a lone surrogate said "conversation: unexpected end of hex escape"
+    tok = _tok("qwen3")
+    ok = {"role": "system", "content": "Be brief."}
+    cases = [
+        ([ok, {"role": "user", "content": float("nan")}], r'conversation\[1\]\["content"\]: the float nan'),
+        ([ok, {"role": "user", "content": "hi \ud800 there"}], r'conversation\[1\]\["content"\]: .*lone surrogate U\+D800 at index 3'),
+        ([ok, {"role": "user", "content": [{"type": "text", "text": "x"}, {"type": "x", "v": float("-inf")}]}], r'conversation\[1\]\["content"\]\[1\]\["v"\]: the float -inf'),
+        ([{"role": "user", "content": "x", "\udfff": 1}], r"conversation\[0\]: .*lone surrogate U\+DFFF"),
+    ]
+    for msgs, pattern in cases:
+        with pytest.raises(yieldtok.TokenizerValueError, match=pattern):
+            tok.apply_chat_template(msgs, tokenize=False)
+        with pytest.raises(yieldtok.TokenizerValueError, match=pattern):
+            await tok.async_apply_chat_template(msgs)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"default": float("inf")}}}]
+    with pytest.raises(yieldtok.TokenizerValueError, match=r'tools\[0\]\["function"\]\["parameters"\]\["default"\]: the float inf'):
+        tok.apply_chat_template([ok], tools=tools, tokenize=False)
+    assert tok.apply_chat_template([ok], tokenize=False).startswith("<|im_start|>system")
+
+
+def test_non_utf8_config_and_template_files_are_named(tmp_path):
+    import shutil
+
+    d = tmp_path / "model"
+    d.mkdir()
+    shutil.copy(FIXTURES / "qwen3" / "tokenizer.json", d / "tokenizer.json")
+    (d / "tokenizer_config.json").write_bytes(b'{"bos_token": "\xff"}')
+    with pytest.raises(yieldtok.TokenizerValueError, match=r"tokenizer_config\.json is not valid UTF-8 \(first invalid byte at offset 15\)"):
+        yieldtok.Tokenizer.from_dir(d)
+    (d / "tokenizer_config.json").unlink()
+    (d / "chat_template.jinja").write_bytes(b"{{ messages }}\xc3(")
+    with pytest.raises(yieldtok.TokenizerValueError, match=r"chat_template\.jinja is not valid UTF-8"):
+        yieldtok.Tokenizer.from_dir(d)
