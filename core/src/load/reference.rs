@@ -192,26 +192,26 @@ impl<'de> Deserialize<'de> for VocabMap {
 /// skipped, each other line split on ' ' into exactly two parts).
 struct MergeList(Vec<(String, String)>);
 
-enum OneMerge {
+enum OneMerge<'a> {
     Pair(String, String),
-    Legacy(String),
+    Legacy(std::borrow::Cow<'a, str>),
 }
 
-impl<'de> Deserialize<'de> for OneMerge {
+impl<'de> Deserialize<'de> for OneMerge<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
-            type Value = OneMerge;
+            type Value = OneMerge<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a merge")
             }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<OneMerge, E> {
-                Ok(OneMerge::Legacy(v.to_string()))
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<OneMerge<'de>, E> {
+                Ok(OneMerge::Legacy(v.into()))
             }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<OneMerge, E> {
-                Ok(OneMerge::Legacy(v))
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<OneMerge<'de>, E> {
+                Ok(OneMerge::Legacy(v.to_string().into()))
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<OneMerge, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<OneMerge<'de>, A::Error> {
                 let a = seq.next_element()?.ok_or_else(|| A::Error::invalid_length(0, &self))?;
                 let b = seq.next_element()?.ok_or_else(|| A::Error::invalid_length(1, &self))?;
                 if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
@@ -235,7 +235,7 @@ impl<'de> Deserialize<'de> for MergeList {
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<MergeList, A::Error> {
                 let mut merges = Vec::with_capacity(seq.size_hint().unwrap_or(0));
                 let (mut pairs, mut legacy) = (false, false);
-                while let Some(m) = seq.next_element()? {
+                while let Some(m) = seq.next_element::<OneMerge<'de>>()? {
                     match m {
                         OneMerge::Pair(a, b) => {
                             pairs = true;
