@@ -5,6 +5,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyInt;
 
 use crate::errors::{guard, to_pyerr};
 use crate::tokenizer::{ids_arg, Tokenizer};
@@ -59,10 +60,21 @@ impl DecodeStream {
                     .map_err(|_| PyValueError::new_err(format!("streams[{i}] appears twice in streams (or is in use)")))?,
             );
         }
-        let ids: Vec<Vec<u32>> = ids.try_iter()?.map(|x| ids_arg(&x?)).collect::<PyResult<_>>()?;
-        if ids.len() != held.len() {
-            return Err(PyValueError::new_err(format!("{} streams but {} ids", held.len(), ids.len())));
+        // All new ids in one buffer (most steps bring one plain int per stream), then a slice each.
+        let mut flat: Vec<u32> = Vec::with_capacity(held.len());
+        let mut ends: Vec<usize> = Vec::with_capacity(held.len());
+        for x in ids.try_iter()? {
+            let x = x?;
+            match x.cast::<PyInt>() {
+                Ok(i) => flat.push(i.extract::<u32>().or_else(|_| ids_arg(&x).map(|v| v[0]))?),
+                Err(_) => flat.extend(ids_arg(&x)?),
+            }
+            ends.push(flat.len());
         }
+        if ends.len() != held.len() {
+            return Err(PyValueError::new_err(format!("{} streams but {} ids", held.len(), ends.len())));
+        }
+        let ids: Vec<&[u32]> = ends.iter().scan(0, |start, &end| Some(&flat[std::mem::replace(start, end)..end])).collect();
         let tok = &tokenizer.tok;
         let mut states: Vec<&mut yieldtok::DecodeStream> = held.iter_mut().map(|s| &mut s.inner).collect();
         let results = if states.len() >= DETACH_STREAMS {
