@@ -76,10 +76,20 @@ fn raw_or_null(v: Option<&RawValue>) -> &str {
     v.map_or("null", RawValue::get)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct ModelType {
     #[serde(rename = "type", default)]
     kind: Option<String>,
+}
+
+/// The value of `"type"` when it is the first key of the object `text` and a plain string
+/// (no escapes), else `None` (the caller then deserializes the object).
+fn leading_type(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix('{')?.trim_start().strip_prefix("\"type\"")?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    let end = rest.find(['"', '\\'])?;
+    let after = rest[end..].strip_prefix('"')?.trim_start();
+    (after.starts_with([',', '}'])).then(|| &rest[..end])
 }
 
 /// How to load (tests compare the fast paths with the general ones).
@@ -117,7 +127,12 @@ pub(crate) fn load_with_source(json: &str, options: LoadOptions) -> Result<(Pipe
         options,
     };
     let parts = parse_parts(&source.added_tokens, &source.normalizer, &source.pre_tokenizer)?;
-    let kind: ModelType = serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?;
+    // The type is the model's first key in what `tokenizers` writes: read it there, without a
+    // pass over the whole model (the vocabulary and merges) to find it.
+    let kind = match leading_type(file.model.get()) {
+        Some(t) => ModelType { kind: Some(t.to_string()) },
+        None => serde_json::from_str(file.model.get()).map_err(LoadError::Malformed)?,
+    };
     let model = match kind.kind.as_deref() {
         Some("BPE") => None,
         Some("WordPiece") => Some(Model::WordPiece(WordPiece::from_json_str(file.model.get())?)),
@@ -193,4 +208,25 @@ fn assemble(
     let char_replace = parts.normalizer.as_ref().filter(|_| fast).and_then(CharReplace::from_json);
     let unicode_chunks = fast && parts.normalizer.as_ref().is_some_and(unicode_chunks::is_unicode_form);
     Ok(Pipeline::new(added, normalizer, parts.continuation, char_replace, unicode_chunks, parts.pre, model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leading_type_reads_only_a_plain_first_type() {
+        assert_eq!(leading_type(r#"{"type":"BPE","vocab":{}}"#), Some("BPE"));
+        assert_eq!(leading_type(" {\n  \"type\" : \"Unigram\" }"), Some("Unigram"));
+        for text in [
+            r#"{"vocab":{},"type":"BPE"}"#,
+            r#"{"type":"B\u0050E"}"#,
+            r#"{"type":3}"#,
+            r#"{"type":"BPE" "x"}"#,
+            "[]",
+            "",
+        ] {
+            assert_eq!(leading_type(text), None, "{text}");
+        }
+    }
 }
