@@ -121,8 +121,12 @@ async def test_cancel_stops_a_10mb_encode(slow_qwen):
     yieldtok.wait_for_engine_loads()
     text = long_text(10 * 1024 * 1024)
     task = asyncio.ensure_future(qwen.async_encode(text))  # an asyncio.Future, like tokenizers
-    await asyncio.sleep(0.1)
-    assert not task.done(), "10 MB should take far longer than 0.1 s"
+    # The text is converted to UTF-8 on the pool before its job is queued: wait for the job.
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if yieldtok.scheduler_info()["queued"] >= 1:
+            break
+    assert not task.done(), "10 MB should take far longer than its conversion"
     assert yieldtok.scheduler_info()["queued"] >= 1
     t0 = time.perf_counter()
     task.cancel()
