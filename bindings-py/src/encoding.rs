@@ -24,13 +24,23 @@ const DETACH_TOKENS: usize = 4096;
 pub struct EncData {
     pub enc: yieldtok::Encoding,
     pub text: Arc<str>,
+    /// A pair's second text (offsets of sequence 1 point into it).
+    pub pair: Option<Arc<str>>,
+    /// Whether `enc.offsets` are char offsets already (pairs: converted per sequence by the
+    /// core before post-processing, see `EncodeOptions::char_offsets`).
+    pub chars: bool,
     pub tok: yieldtok::Tokenizer,
     char_offsets: OnceLock<Arc<Vec<[i64; 2]>>>,
 }
 
 impl EncData {
     pub fn new(enc: yieldtok::Encoding, text: Arc<str>, tok: yieldtok::Tokenizer) -> Arc<Self> {
-        Arc::new(EncData { enc, text, tok, char_offsets: OnceLock::new() })
+        Self::with_pair(enc, text, None, tok)
+    }
+
+    pub fn with_pair(enc: yieldtok::Encoding, text: Arc<str>, pair: Option<Arc<str>>, tok: yieldtok::Tokenizer) -> Arc<Self> {
+        let chars = pair.is_some();
+        Arc::new(EncData { enc, text, pair, chars, tok, char_offsets: OnceLock::new() })
     }
 
     fn char_offsets(&self, py: Python<'_>) -> Arc<Vec<[i64; 2]>> {
@@ -38,9 +48,16 @@ impl EncData {
             return v.clone();
         }
         let compute = || {
-            let v: Vec<[i64; 2]> = yieldtok::encoding::byte_to_char_offsets(&self.text, &self.enc.offsets)
-                .into_iter()
-                .map(|(s, e)| [s as i64, e as i64])
+            let converted;
+            let offsets = if self.chars {
+                &self.enc.offsets
+            } else {
+                converted = self.enc.char_offsets(&self.text);
+                &converted
+            };
+            let v: Vec<[i64; 2]> = offsets
+                .iter()
+                .map(|&(s, e)| [s as i64, e as i64])
                 .collect();
             Arc::new(v)
         };
@@ -174,7 +191,8 @@ impl Encoding {
         PyList::new(py, co.iter().map(|[s, e]| (*s, *e)))
     }
 
-    /// The same offsets in UTF-8 bytes.
+    /// The same offsets in UTF-8 bytes (for a pair's encoding: the char offsets, which the
+    /// core computes per text before post-processing).
     #[getter]
     fn byte_offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.d.enc.offsets.iter().copied())
@@ -216,10 +234,37 @@ impl Encoding {
         view(py, co, ptr, vec![n, 2], I64)
     }
 
-    /// The text that was encoded.
+    /// The text that was encoded (a pair's first text).
     #[getter]
     fn text(&self) -> &str {
         &self.d.text
+    }
+
+    /// What truncation cut off, as ``tokenizers``: each part an ``Encoding`` (post-processed
+    /// and padded like this one; with a stride, each repeats the previous part's last
+    /// ``stride`` tokens).
+    #[getter]
+    fn overflowing(&self) -> Vec<Encoding> {
+        let d = &self.d;
+        d.enc.overflowing.iter().map(|o| Encoding { d: EncData::with_pair(o.clone(), d.text.clone(), d.pair.clone(), d.tok.clone()) }).collect()
+    }
+
+    /// The sequence of each token: 0 (the text, or a pair's first text), 1 (a pair's second
+    /// text) or ``None`` (special tokens added by the post-processor, padding), as ``tokenizers``.
+    #[getter]
+    fn sequence_ids(&self) -> Vec<Option<usize>> {
+        self.d.enc.sequence_ids()
+    }
+
+    /// Number of sequences: 1 for a text, 2 for a pair.
+    #[getter]
+    fn n_sequences(&self) -> usize {
+        self.d.enc.n_sequences()
+    }
+
+    /// The sequence that token ``token_index`` belongs to, as ``tokenizers``.
+    fn token_to_sequence(&self, token_index: usize) -> Option<usize> {
+        self.d.enc.token_to_sequence(token_index)
     }
 
     fn __len__(&self) -> usize {
@@ -227,7 +272,7 @@ impl Encoding {
     }
 
     fn __repr__(&self) -> String {
-        format!("Encoding(num_tokens={}, attributes=[ids, type_ids, tokens, offsets, attention_mask, special_tokens_mask])", self.d.enc.len())
+        format!("Encoding(num_tokens={}, attributes=[ids, type_ids, tokens, offsets, attention_mask, special_tokens_mask, overflowing])", self.d.enc.len())
     }
 }
 

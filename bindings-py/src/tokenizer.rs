@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUnicodeEncodeError};
+use pyo3::exceptions::{PyNotImplementedError, PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyInt, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 
 use crate::encoding::{BatchEncoding, EncData, Encoding};
 use crate::errors::{guard, to_pyerr, TokenizerValueError};
@@ -55,17 +55,6 @@ pub fn surrogate_error(s: &Bound<'_, PyString>, e: PyErr, what: &str, offset: us
     ))
 }
 
-fn texts_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<str>>> {
-    if obj.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err("texts must be a list of str, not a str"));
-    }
-    let mut out = Vec::with_capacity(obj.len().unwrap_or(0));
-    for (i, item) in obj.try_iter()?.enumerate() {
-        out.push(text_arg(&item?, &format!("texts[{i}]"))?);
-    }
-    Ok(out)
-}
-
 /// Ids to decode: a sequence of ints (list, tuple, numpy array of any integer dtype) or one
 /// plain int or numpy integer scalar (`decode(token_id)`, as vLLM and ART call it).
 pub(crate) fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
@@ -96,14 +85,79 @@ fn ids_batch_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u32>>> {
     obj.try_iter()?.map(|item| ids_arg(&item?)).collect()
 }
 
-fn not_supported(pair: Option<&Bound<'_, PyAny>>, is_pretokenized: bool) -> PyResult<()> {
-    if pair.is_some_and(|p| !p.is_none()) {
-        return Err(TokenizerValueError::new_err("sequence pairs are not supported by yieldtok"));
-    }
+/// `is_pretokenized=True` is not implemented yet: a clear `NotImplementedError`.
+fn no_pretokenized(is_pretokenized: bool) -> PyResult<()> {
     if is_pretokenized {
-        return Err(TokenizerValueError::new_err("is_pretokenized=True is not supported by yieldtok"));
+        return Err(PyNotImplementedError::new_err(
+            "is_pretokenized=True is not supported by yieldtok yet: pass the text itself (str), or a (str, str) pair",
+        ));
     }
     Ok(())
+}
+
+/// `encode`'s `pair` argument: `None` or a `str` (a bool is refused like `tokenizers` does:
+/// `add_special_tokens` is the fourth parameter, pass it by keyword).
+fn pair_arg(pair: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<str>>> {
+    match pair {
+        None => Ok(None),
+        Some(p) if p.is_none() => Ok(None),
+        Some(p) if p.is_instance_of::<PyString>() => text_arg(p, "pair").map(Some),
+        Some(_) => Err(PyTypeError::new_err(
+            "pair must be str or None (TextInputSequence must be str); add_special_tokens is the fourth parameter: pass it by keyword",
+        )),
+    }
+}
+
+/// `encode_batch`'s input: each item a `str` or a pair of `str` (tuple or list of two), as
+/// `tokenizers`' `TextEncodeInput`. Also says whether any item is a pair.
+fn inputs_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<yieldtok::Input>, bool)> {
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err("input must be a list of str or (str, str) pairs, not a str"));
+    }
+    let mut out = Vec::with_capacity(obj.len().unwrap_or(0));
+    let mut pairs = false;
+    for (i, item) in obj.try_iter()?.enumerate() {
+        let item = item?;
+        if item.is_instance_of::<PyString>() {
+            out.push(yieldtok::Input::Single(text_arg(&item, &format!("input[{i}]"))?));
+        } else if (item.is_instance_of::<PyTuple>() || item.is_instance_of::<PyList>()) && item.len()? == 2 {
+            let a = text_arg(&item.get_item(0)?, &format!("input[{i}][0]"))?;
+            let b = text_arg(&item.get_item(1)?, &format!("input[{i}][1]"))?;
+            out.push(yieldtok::Input::Pair(a, b));
+            pairs = true;
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "input[{i}]: TextEncodeInput must be Union[TextInputSequence, Tuple[InputSequence, InputSequence]]"
+            )));
+        }
+    }
+    Ok((out, pairs))
+}
+
+fn input_texts(input: &yieldtok::Input) -> (Arc<str>, Option<Arc<str>>) {
+    match input {
+        yieldtok::Input::Single(t) => (t.clone(), None),
+        yieldtok::Input::Pair(a, b) => (a.clone(), Some(b.clone())),
+    }
+}
+
+fn truncation_params(max_length: usize, stride: usize, strategy: &str, direction: &str) -> PyResult<yieldtok::TruncationParams> {
+    let strategy = match strategy {
+        "longest_first" => yieldtok::TruncationStrategy::LongestFirst,
+        "only_first" => yieldtok::TruncationStrategy::OnlyFirst,
+        "only_second" => yieldtok::TruncationStrategy::OnlySecond,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "Unknown `strategy`: `{other}`. Use one of `longest_first`, `only_first`, or `only_second`"
+            )))
+        }
+    };
+    let direction = match direction {
+        "left" => yieldtok::TruncationDirection::Left,
+        "right" => yieldtok::TruncationDirection::Right,
+        other => return Err(PyValueError::new_err(format!("Unknown `direction`: `{other}`. Use one of `left` or `right`."))),
+    };
+    Ok(yieldtok::TruncationParams { max_length, stride, strategy, direction })
 }
 
 pub(crate) use crate::bridge::bridge;
@@ -112,22 +166,33 @@ pub(crate) use crate::bridge::bridge;
 #[pyclass(frozen, module = "yieldtok")]
 #[derive(Clone)]
 pub struct Tokenizer {
-    pub tok: yieldtok::Tokenizer,
+    /// The core tokenizer; `enable_truncation`/`enable_padding` swap in a handle with the new
+    /// settings (the core's handles are immutable and cheap: everything else is shared).
+    core: Arc<std::sync::RwLock<yieldtok::Tokenizer>>,
     /// The tokenizer prepared for trajectories (chat template compiled), built on first use.
     trajectories: Prepared,
 }
 
 impl Tokenizer {
     pub fn new(tok: yieldtok::Tokenizer) -> Self {
-        Tokenizer { tok, trajectories: Prepared::default() }
+        Tokenizer { core: Arc::new(std::sync::RwLock::new(tok)), trajectories: Prepared::default() }
+    }
+
+    /// The core tokenizer as it is now (settings included).
+    pub fn tok(&self) -> yieldtok::Tokenizer {
+        self.core.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_tok(&self, tok: yieldtok::Tokenizer) {
+        *self.core.write().unwrap_or_else(|e| e.into_inner()) = tok;
     }
 
     fn pad_id(&self) -> u32 {
-        self.tok.hf().get_padding().map(|p| p.pad_id).unwrap_or(0)
+        self.tok().padding().map(|p| p.pad_id).unwrap_or(0)
     }
 
     fn wrap(&self, enc: yieldtok::Encoding, text: Arc<str>) -> Arc<EncData> {
-        EncData::new(enc, text, self.tok.clone())
+        EncData::new(enc, text, self.tok().clone())
     }
 
     fn load(py: Python<'_>, f: impl FnOnce() -> yieldtok::Result<yieldtok::Tokenizer> + Send) -> PyResult<Self> {
@@ -174,11 +239,11 @@ impl Tokenizer {
     /// The `tokenizer.json` text of this tokenizer.
     #[pyo3(signature = (pretty=false))]
     fn to_str(&self, py: Python<'_>, pretty: bool) -> PyResult<String> {
-        py.detach(|| guard(|| self.tok.to_json_with(pretty)))
+        py.detach(|| guard(|| self.tok().to_json_with(pretty)))
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let json = py.detach(|| guard(|| self.tok.to_json()))?;
+        let json = py.detach(|| guard(|| self.tok().to_json()))?;
         let ctor = py.import("yieldtok._yieldtok")?.getattr("_tokenizer_from_json")?;
         PyTuple::new(py, [ctor, PyTuple::new(py, [json])?.into_any()])
     }
@@ -186,22 +251,22 @@ impl Tokenizer {
     fn __repr__(&self) -> String {
         format!(
             "Tokenizer(origin={:?}, vocab_size={}, chunking={:?})",
-            self.tok.origin().unwrap_or("<str>"),
-            self.tok.vocab_size(true),
-            self.tok.cut_rules().describe()
+            self.tok().origin().unwrap_or("<str>"),
+            self.tok().vocab_size(true),
+            self.tok().cut_rules().describe()
         )
     }
 
     /// Where the tokenizer was loaded from (path), if known.
     #[getter]
     fn origin(&self) -> Option<String> {
-        self.tok.origin().map(str::to_string)
+        self.tok().origin().map(str::to_string)
     }
 
     /// How long texts are cut into exact pieces for this tokenizer (or why they are not).
     #[getter]
     fn chunking(&self) -> String {
-        self.tok.cut_rules().describe()
+        self.tok().cut_rules().describe()
     }
 
     // ---- vocabulary ---------------------------------------------------------------------
@@ -211,7 +276,7 @@ impl Tokenizer {
     /// it serves this tokenizer), else ``"tokenizers"``.
     #[getter]
     fn engine(&self) -> &'static str {
-        self.tok.engine()
+        self.tok().engine()
     }
 
     /// The engine serving full encodings (ids, offsets, masks): ``"yieldtok"`` (the own
@@ -219,34 +284,34 @@ impl Tokenizer {
     /// refused this tokenizer; :attr:`encoding_engine_unavailable_reason` says why).
     #[getter]
     fn encoding_engine(&self) -> &'static str {
-        self.tok.encoding_engine()
+        self.tok().encoding_engine()
     }
 
     /// Why the own engine does not serve this tokenizer (``None`` when it does).
     #[getter]
     fn encoding_engine_unavailable_reason(&self) -> Option<String> {
-        self.tok.encoding_engine_unavailable_reason().map(str::to_string)
+        self.tok().encoding_engine_unavailable_reason().map(str::to_string)
     }
 
     /// Wait until the fast engine has loaded (or been ruled out) and return :attr:`engine`.
     /// The engine loads on a background thread after the tokenizer; ids are identical either way.
     fn wait_for_engine(&self, py: Python<'_>) -> &'static str {
-        py.detach(|| self.tok.wait_for_engine())
+        py.detach(|| self.tok().wait_for_engine())
     }
 
     #[pyo3(signature = (with_added_tokens=true))]
     fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
-        self.tok.vocab_size(with_added_tokens)
+        self.tok().vocab_size(with_added_tokens)
     }
 
     fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.tok.token_to_id(token)
+        self.tok().token_to_id(token)
     }
 
     /// The token of `id`; ``None`` for any id the vocabulary lacks, negative or huge ones included.
     fn id_to_token(&self, id: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
         match id.extract::<u32>() {
-            Ok(v) => Ok(self.tok.id_to_token(v)),
+            Ok(v) => Ok(self.tok().id_to_token(v)),
             Err(e) if e.is_instance_of::<PyOverflowError>(id.py()) => Ok(None),
             Err(_) => Err(PyTypeError::new_err("id must be int")),
         }
@@ -255,12 +320,12 @@ impl Tokenizer {
     /// `token -> id` (added tokens included unless `with_added_tokens=False`), as `tokenizers`.
     #[pyo3(signature = (with_added_tokens=true))]
     fn get_vocab(&self, py: Python<'_>, with_added_tokens: bool) -> std::collections::HashMap<String, u32> {
-        py.detach(|| self.tok.vocab(with_added_tokens))
+        py.detach(|| self.tok().vocab(with_added_tokens))
     }
 
     /// `id -> AddedToken` for every added token, as `tokenizers`' `get_added_tokens_decoder`.
     fn get_added_tokens_decoder(&self) -> std::collections::BTreeMap<u32, AddedToken> {
-        self.tok
+        self.tok()
             .added_tokens_decoder()
             .into_iter()
             .map(|(id, t)| {
@@ -273,22 +338,43 @@ impl Tokenizer {
     /// Write the `tokenizer.json` text to `path` (indented when `pretty`), as `tokenizers`.
     #[pyo3(signature = (path, pretty=true))]
     fn save(&self, py: Python<'_>, path: PathBuf, pretty: bool) -> PyResult<()> {
-        py.detach(|| guard(|| self.tok.save(&path, pretty)))
+        py.detach(|| guard(|| self.tok().save(&path, pretty)))
     }
 
     // ---- sync ---------------------------------------------------------------------------
 
-    /// Encode one text (GIL released; long texts run in parallel pieces).
-    #[pyo3(signature = (text, add_special_tokens=true))]
-    fn encode(&self, py: Python<'_>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<Encoding> {
-        let text = text_arg(text, "text")?;
+    /// Encode one text, or a pair (`pair`: the second text), like `tokenizers`' `encode`: the
+    /// post-processor's pair template, the tokenizer's truncation and padding (GIL released;
+    /// long texts run in parallel pieces). `is_pretokenized=True` raises `NotImplementedError`.
+    #[pyo3(signature = (sequence, pair=None, is_pretokenized=false, add_special_tokens=true))]
+    fn encode(
+        &self,
+        py: Python<'_>,
+        sequence: &Bound<'_, PyAny>,
+        pair: Option<&Bound<'_, PyAny>>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Encoding> {
+        no_pretokenized(is_pretokenized)?;
+        let text = text_arg(sequence, "sequence")?;
+        if let Some(second) = pair_arg(pair)? {
+            let (a, b) = (text.clone(), second.clone());
+            // Offsets in chars per sequence, converted by the core before post-processing.
+            let opts = EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() };
+            let enc = if a.len() + b.len() >= DETACH_BYTES {
+                interruptible_core(py, &self.tok(), move |tok, cancel| tok.encode_pair_with_cancel(&a, &b, &opts, cancel))?
+            } else {
+                guard(|| self.tok().encode_pair_with_cancel(&a, &b, &opts, &yieldtok::CancelFlag::new()))?
+            };
+            return Ok(Encoding { d: EncData::with_pair(enc, text, Some(second), self.tok()) });
+        }
         let enc = if text.len() >= yieldtok::PARALLEL_MIN_BYTES {
             let (t, opts) = (text.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
-            interruptible_core(py, &self.tok, move |tok, cancel| {
+            interruptible_core(py, &self.tok(), move |tok, cancel| {
                 Ok(tok.encode_with_cancel(&t, &opts, cancel)?.into_encoding().expect("full output requested"))
             })?
         } else {
-            let work = || guard(|| self.tok.encode(&text, add_special_tokens));
+            let work = || guard(|| self.tok().encode(&text, add_special_tokens));
             if text.len() >= DETACH_BYTES {
                 py.detach(work)?
             } else {
@@ -298,15 +384,16 @@ impl Tokenizer {
         Ok(Encoding { d: self.wrap(enc, text) })
     }
 
-    /// Number of tokens `encode(text, add_special_tokens)` gives (ids only; faster).
+    /// Number of tokens of `text` (ids only; faster), before truncation and padding: the
+    /// length `encode(text, add_special_tokens=...)` gives with them off.
     #[pyo3(signature = (text, add_special_tokens=true))]
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<usize> {
         let text = text_arg(text, "text")?;
         if text.len() >= yieldtok::PARALLEL_MIN_BYTES {
-            let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
-            return interruptible_core(py, &self.tok, move |tok, cancel| Ok(tok.encode_with_cancel(&text, &opts, cancel)?.ids().len()));
+            let opts = EncodeOptions { add_special_tokens, output: Output::Ids, truncate_and_pad: false, ..Default::default() };
+            return interruptible_core(py, &self.tok(), move |tok, cancel| Ok(tok.encode_with_cancel(&text, &opts, cancel)?.ids().len()));
         }
-        let work = || guard(|| self.tok.count(&text, add_special_tokens));
+        let work = || guard(|| self.tok().count(&text, add_special_tokens));
         if text.len() >= DETACH_BYTES {
             py.detach(work)
         } else {
@@ -314,28 +401,125 @@ impl Tokenizer {
         }
     }
 
-    /// Encode many texts in parallel on the core's pool.
-    #[pyo3(signature = (texts, add_special_tokens=true))]
-    fn encode_batch(&self, py: Python<'_>, texts: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<BatchEncoding> {
-        let texts = Arc::new(texts_arg(texts)?);
+    /// Encode many texts and pairs (`(str, str)` items) in parallel on the core's pool, like
+    /// `tokenizers`' `encode_batch`: truncated, then padded over the batch when padding is on.
+    #[pyo3(signature = (input, is_pretokenized=false, add_special_tokens=true))]
+    fn encode_batch(&self, py: Python<'_>, input: &Bound<'_, PyAny>, is_pretokenized: bool, add_special_tokens: bool) -> PyResult<BatchEncoding> {
+        no_pretokenized(is_pretokenized)?;
+        let (inputs, has_pairs) = inputs_arg(input)?;
+        if has_pairs {
+            let inputs = Arc::new(inputs);
+            let (i, opts) = (inputs.clone(), EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() });
+            let outs = interruptible_core(py, &self.tok(), move |tok, cancel| tok.encode_inputs_with_cancel(&i, &opts, cancel))?;
+            return Ok(self.batch_result(outs, &inputs));
+        }
+        let texts: Arc<Vec<Arc<str>>> = Arc::new(inputs.iter().map(|i| input_texts(i).0).collect());
         let bytes: usize = texts.iter().map(|t| t.len()).sum();
         let encs = if bytes >= DETACH_BYTES {
             let (t, opts) = (texts.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
-            interruptible_core(py, &self.tok, move |tok, cancel| tok.encode_batch_with_cancel(&t, &opts, cancel))?
+            interruptible_core(py, &self.tok(), move |tok, cancel| tok.encode_batch_with_cancel(&t, &opts, cancel))?
                 .into_iter()
                 .map(|o| o.into_encoding().expect("full output requested"))
                 .collect()
         } else {
-            guard(|| self.tok.encode_batch(&texts, add_special_tokens))?
+            guard(|| self.tok().encode_batch(&texts, add_special_tokens))?
         };
         let items = encs.into_iter().zip(texts.iter().cloned()).map(|(e, t)| self.wrap(e, t)).collect();
         Ok(BatchEncoding::new(items, self.pad_id()))
     }
 
     /// Same as `encode_batch` (offsets are cheap here; kept for Hugging Face compatibility).
-    #[pyo3(signature = (texts, add_special_tokens=true))]
-    fn encode_batch_fast(&self, py: Python<'_>, texts: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<BatchEncoding> {
-        self.encode_batch(py, texts, add_special_tokens)
+    #[pyo3(signature = (input, is_pretokenized=false, add_special_tokens=true))]
+    fn encode_batch_fast(&self, py: Python<'_>, input: &Bound<'_, PyAny>, is_pretokenized: bool, add_special_tokens: bool) -> PyResult<BatchEncoding> {
+        self.encode_batch(py, input, is_pretokenized, add_special_tokens)
+    }
+
+    // ---- truncation and padding (tokenizers' names and semantics) ------------------------
+
+    /// Truncate every encode to `max_length` tokens (special tokens included), as
+    /// `tokenizers`: `strategy` `longest_first` / `only_first` / `only_second`, `direction`
+    /// `right` / `left`, `stride` tokens repeated between overflowing parts. `ValueError` for
+    /// an unknown strategy or direction, or a stride not below the effective max length.
+    /// `count`, chat templates and trajectories never truncate.
+    #[pyo3(signature = (max_length, stride=0, strategy="longest_first", direction="right"))]
+    fn enable_truncation(&self, max_length: usize, stride: usize, strategy: &str, direction: &str) -> PyResult<()> {
+        let params = truncation_params(max_length, stride, strategy, direction)?;
+        let tok = self.tok().with_truncation(Some(params)).map_err(|e| match e {
+            yieldtok::Error::InvalidArgument(m) => PyValueError::new_err(m),
+            other => to_pyerr(other),
+        })?;
+        self.set_tok(tok);
+        Ok(())
+    }
+
+    /// Turn truncation off.
+    fn no_truncation(&self) -> PyResult<()> {
+        let tok = self.tok().with_truncation(None).map_err(to_pyerr)?;
+        self.set_tok(tok);
+        Ok(())
+    }
+
+    /// The truncation in force as `tokenizers` reports it (`max_length`, `stride`, `strategy`,
+    /// `direction`), or `None`.
+    #[getter]
+    fn truncation<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(t) = self.tok().truncation().cloned() else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("max_length", t.max_length)?;
+        d.set_item("stride", t.stride)?;
+        d.set_item("strategy", t.strategy.as_ref())?;
+        d.set_item("direction", t.direction.as_ref())?;
+        Ok(Some(d))
+    }
+
+    /// Pad every encode, as `tokenizers`: to `length` tokens, or (`length=None`) a batch to its
+    /// longest item; then up to a multiple of `pad_to_multiple_of`; on the `direction` side,
+    /// with `pad_id` / `pad_type_id` / `pad_token`. Keyword arguments only, as `tokenizers`.
+    #[pyo3(signature = (*, direction="right", pad_id=0, pad_type_id=0, pad_token="[PAD]", length=None, pad_to_multiple_of=None))]
+    fn enable_padding(
+        &self,
+        direction: &str,
+        pad_id: u32,
+        pad_type_id: u32,
+        pad_token: &str,
+        length: Option<usize>,
+        pad_to_multiple_of: Option<usize>,
+    ) -> PyResult<()> {
+        let direction = match direction {
+            "left" => yieldtok::PaddingDirection::Left,
+            "right" => yieldtok::PaddingDirection::Right,
+            other => return Err(PyValueError::new_err(format!("Unknown `direction`: `{other}`. Use one of `left` or `right`"))),
+        };
+        let strategy = match length {
+            Some(n) => yieldtok::PaddingStrategy::Fixed(n),
+            None => yieldtok::PaddingStrategy::BatchLongest,
+        };
+        let params = yieldtok::PaddingParams { strategy, direction, pad_to_multiple_of, pad_id, pad_type_id, pad_token: pad_token.to_string() };
+        self.set_tok(self.tok().with_padding(Some(params)));
+        Ok(())
+    }
+
+    /// Turn padding off.
+    fn no_padding(&self) {
+        self.set_tok(self.tok().with_padding(None));
+    }
+
+    /// The padding in force as `tokenizers` reports it (`length`, `pad_to_multiple_of`,
+    /// `pad_id`, `pad_token`, `pad_type_id`, `direction`), or `None`.
+    #[getter]
+    fn padding<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(p) = self.tok().padding().cloned() else { return Ok(None) };
+        let d = PyDict::new(py);
+        match p.strategy {
+            yieldtok::PaddingStrategy::Fixed(n) => d.set_item("length", n)?,
+            yieldtok::PaddingStrategy::BatchLongest => d.set_item("length", py.None())?,
+        }
+        d.set_item("pad_to_multiple_of", p.pad_to_multiple_of)?;
+        d.set_item("pad_id", p.pad_id)?;
+        d.set_item("pad_token", p.pad_token.as_str())?;
+        d.set_item("pad_type_id", p.pad_type_id)?;
+        d.set_item("direction", p.direction.as_ref())?;
+        Ok(Some(d))
     }
 
     /// Render a conversation with the tokenizer's chat template, byte-identical to transformers'
@@ -360,7 +544,7 @@ impl Tokenizer {
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let call = crate::chat::call(conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message, tokenize, return_assistant_tokens_mask, return_dict, kwargs)?;
-        Ok(crate::chat::run(py, &self.tok, call)?.into_pyobject(py)?.unbind())
+        Ok(crate::chat::run(py, &self.tok(), call)?.into_pyobject(py)?.unbind())
     }
 
     /// Awaitable `apply_chat_template` (same arguments and results), rendered and tokenized on
@@ -382,7 +566,7 @@ impl Tokenizer {
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let call = crate::chat::call(conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message, tokenize, return_assistant_tokens_mask, return_dict, kwargs)?;
-        let fut = self.tok.spawn(move |t| t.chat(call));
+        let fut = self.tok().spawn(move |t| t.chat(call));
         bridge(py, async move { Ok(crate::chat::ChatResult(fut.await.map_err(to_pyerr)?)) }, Vec::new())
     }
 
@@ -390,7 +574,7 @@ impl Tokenizer {
     #[pyo3(signature = (ids, skip_special_tokens=true))]
     fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<String> {
         let ids = ids_arg(ids)?;
-        let work = || guard(|| self.tok.decode(&ids, skip_special_tokens));
+        let work = || guard(|| self.tok().decode(&ids, skip_special_tokens));
         if ids.len() >= DETACH_BYTES / 4 {
             py.detach(work)
         } else {
@@ -404,9 +588,9 @@ impl Tokenizer {
         let seqs = ids_batch_arg(sequences)?;
         let n: usize = seqs.iter().map(Vec::len).sum();
         if n >= DETACH_BYTES / 4 {
-            interruptible_core(py, &self.tok, move |tok, _| tok.decode_batch(&seqs, skip_special_tokens))
+            interruptible_core(py, &self.tok(), move |tok, _| tok.decode_batch(&seqs, skip_special_tokens))
         } else {
-            guard(|| self.tok.decode_batch(&seqs, skip_special_tokens))
+            guard(|| self.tok().decode_batch(&seqs, skip_special_tokens))
         }
     }
 
@@ -423,12 +607,27 @@ impl Tokenizer {
         is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        not_supported(pair, is_pretokenized)?;
+        no_pretokenized(is_pretokenized)?;
         let opts = EncodeOptions { add_special_tokens, ..Default::default() };
         let this = self.clone();
+        if let Some(second) = pair_arg(pair)? {
+            let first = text_arg(sequence, "sequence")?;
+            let input = vec![yieldtok::Input::Pair(first.clone(), second.clone())];
+            let fut = self.tok().encode_inputs_async(input, EncodeOptions { char_offsets: true, ..opts });
+            let tok = self.tok();
+            return bridge(
+                py,
+                async move {
+                    let out = fut.await.map_err(to_pyerr)?.pop().expect("one input, one output");
+                    let enc = out.into_encoding().expect("full output requested");
+                    Ok(Encoding { d: EncData::with_pair(enc, first, Some(second), tok) })
+                },
+                Vec::new(),
+            );
+        }
         match LongText::from_arg(sequence, "sequence")? {
             LongText::Ready(text) => {
-                let fut = self.tok.encode_async(text.clone(), opts);
+                let fut = self.tok().encode_async(text.clone(), opts);
                 let handles = vec![fut.handle()];
                 bridge(py, async move { this.finish_encode(fut.await, text) }, handles)
             }
@@ -437,7 +636,7 @@ impl Tokenizer {
                 py,
                 async move {
                     let text = long.read().await?;
-                    let out = this.tok.encode_async(text.clone(), opts).await;
+                    let out = this.tok().encode_async(text.clone(), opts).await;
                     this.finish_encode(out, text)
                 },
                 Vec::new(),
@@ -454,11 +653,17 @@ impl Tokenizer {
         is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        not_supported(None, is_pretokenized)?;
-        let texts = texts_arg(input)?;
+        no_pretokenized(is_pretokenized)?;
+        let (inputs, has_pairs) = inputs_arg(input)?;
+        if has_pairs {
+            let fut = self.tok().encode_inputs_async(inputs.clone(), EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() });
+            let this = self.clone();
+            return bridge(py, async move { Ok(this.batch_result(fut.await.map_err(to_pyerr)?, &inputs)) }, Vec::new());
+        }
+        let texts: Vec<Arc<str>> = inputs.iter().map(|i| input_texts(i).0).collect();
         // One job per text, queued at the first poll; dropping the future (task cancelled)
         // cancels every job still running.
-        let batch = self.tok.encode_batch_async(texts.iter().cloned(), EncodeOptions { add_special_tokens, ..Default::default() });
+        let batch = self.tok().encode_batch_async(texts.iter().cloned(), EncodeOptions { add_special_tokens, ..Default::default() });
         let handles = batch.handle().jobs().to_vec();
         let this = self.clone();
         let fut = async move {
@@ -487,12 +692,12 @@ impl Tokenizer {
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
         match LongText::from_arg(text, "text")? {
             LongText::Ready(text) => {
-                let fut = self.tok.encode_async(text, opts);
+                let fut = self.tok().encode_async(text, opts);
                 let handles = vec![fut.handle()];
                 bridge(py, async move { Ok(fut.await.map_err(to_pyerr)?.ids().len()) }, handles)
             }
             long => {
-                let tok = self.tok.clone();
+                let tok = self.tok().clone();
                 bridge(py, async move { Ok(tok.encode_async(long.read().await?, opts).await.map_err(to_pyerr)?.ids().len()) }, Vec::new())
             }
         }
@@ -501,14 +706,14 @@ impl Tokenizer {
     /// Awaitable `decode`.
     #[pyo3(signature = (ids, skip_special_tokens=true))]
     fn async_decode<'py>(&self, py: Python<'py>, ids: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
-        let fut = self.tok.decode_async(ids_arg(ids)?, skip_special_tokens);
+        let fut = self.tok().decode_async(ids_arg(ids)?, skip_special_tokens);
         bridge(py, async move { fut.await.map_err(to_pyerr) }, Vec::new())
     }
 
     /// Awaitable `decode_batch`.
     #[pyo3(signature = (sequences, skip_special_tokens=true))]
     fn async_decode_batch<'py>(&self, py: Python<'py>, sequences: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
-        let fut = self.tok.decode_batch_async(ids_batch_arg(sequences)?, skip_special_tokens);
+        let fut = self.tok().decode_batch_async(ids_batch_arg(sequences)?, skip_special_tokens);
         bridge(py, async move { fut.await.map_err(to_pyerr) }, Vec::new())
     }
 
@@ -547,7 +752,7 @@ impl Tokenizer {
                 chat_template,
             )?,
         )?;
-        interruptible(py, &self.tok, move |_, cancel| call.run(Some(cancel)))
+        interruptible(py, &self.tok(), move |_, cancel| call.run(Some(cancel)))
     }
 
     /// Awaitable `tokenize_trajectory_groups`, run on the core scheduler; cancelling the awaiting
@@ -582,7 +787,7 @@ impl Tokenizer {
                 chat_template,
             )?,
         )?;
-        run_async(py, &self.tok, move |cancel| call.run(Some(cancel)))
+        run_async(py, &self.tok(), move |cancel| call.run(Some(cancel)))
     }
 
     /// ART's `tokenize_trajectory` for one history (a `History`, a `Trajectory` — its own
@@ -613,7 +818,7 @@ impl Tokenizer {
             chat_template,
         )?;
         let call = self.history_call(history, advantage, opts)?;
-        interruptible(py, &self.tok, move |_, _| call.run())
+        interruptible(py, &self.tok(), move |_, _| call.run())
     }
 
     /// Awaitable `tokenize_trajectory`, run on the core scheduler.
@@ -642,11 +847,25 @@ impl Tokenizer {
             chat_template,
         )?;
         let call = self.history_call(history, advantage, opts)?;
-        run_async(py, &self.tok, move |_| call.run())
+        run_async(py, &self.tok(), move |_| call.run())
     }
 }
 
 impl Tokenizer {
+    /// A batch of texts and pairs' outputs as a `BatchEncoding`.
+    fn batch_result(&self, outs: Vec<yieldtok::JobOutput>, inputs: &[yieldtok::Input]) -> BatchEncoding {
+        let tok = self.tok();
+        let items = outs
+            .into_iter()
+            .zip(inputs)
+            .map(|(o, i)| {
+                let (a, b) = input_texts(i);
+                EncData::with_pair(o.into_encoding().expect("full output requested"), a, b, tok.clone())
+            })
+            .collect();
+        BatchEncoding::new(items, self.pad_id())
+    }
+
     /// An awaited encode's output as an `Encoding` of `text`.
     fn finish_encode(&self, out: yieldtok::Result<yieldtok::JobOutput>, text: Arc<str>) -> PyResult<Encoding> {
         let enc = out.map_err(to_pyerr)?.into_encoding().expect("full output requested");
@@ -654,11 +873,11 @@ impl Tokenizer {
     }
 
     fn groups_call(&self, groups: &Bound<'_, PyAny>, opts: yieldtok::trajectory::TrajectoryOptions) -> PyResult<GroupsCall> {
-        Ok(GroupsCall { tok: self.tok.clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(groups, true)?, opts })
+        Ok(GroupsCall { tok: self.tok().clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(groups, true)?, opts })
     }
 
     fn history_call(&self, history: &Bound<'_, PyAny>, advantage: f64, opts: yieldtok::trajectory::TrajectoryOptions) -> PyResult<HistoryCall> {
-        Ok(HistoryCall { tok: self.tok.clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(history, false)?, advantage, opts })
+        Ok(HistoryCall { tok: self.tok().clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(history, false)?, advantage, opts })
     }
 }
 

@@ -315,7 +315,7 @@ impl Tokenizer {
             }
         };
         let output = if want == Want::Offsets { Output::Full } else { Output::Ids };
-        let opts = EncodeOptions { add_special_tokens, piece_bytes, output };
+        let opts = EncodeOptions { add_special_tokens, piece_bytes, output, ..Default::default() };
         Ok(EncodeTask { job: self.inner.job(Arc::<str>::from(text), opts), want, panic_on_step: false })
     }
 

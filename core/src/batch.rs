@@ -91,6 +91,9 @@ impl Wake for JobWaker {
 pub struct BatchFuture {
     kind: Kind,
     handle: BatchHandle,
+    /// The tokenizer's padding, applied over the whole batch once every output is in (as
+    /// `tokenizers`' `encode_batch` pads to the batch's longest).
+    pad: Option<tokenizers::PaddingParams>,
 }
 
 enum Kind {
@@ -124,17 +127,23 @@ impl BatchFuture {
             polled: false,
             left: n,
         };
-        BatchFuture { kind: Kind::Jobs(jobs), handle }
+        BatchFuture { kind: Kind::Jobs(jobs), handle, pad: None }
     }
 
     /// A small batch as one task; `total_bytes` for progress.
     pub(crate) fn small(task: TaskFuture<Vec<JobOutput>>, texts: usize, total_bytes: usize) -> Self {
         let handle = BatchHandle { jobs: Vec::new(), task: Some((task.cancel_flag(), total_bytes)) };
-        BatchFuture { kind: Kind::Task(task, texts), handle }
+        BatchFuture { kind: Kind::Task(task, texts), handle, pad: None }
     }
 
     pub fn handle(&self) -> BatchHandle {
         self.handle.clone()
+    }
+
+    /// Pad the outputs over the whole batch when they are all in.
+    pub(crate) fn padded(mut self, pad: Option<tokenizers::PaddingParams>) -> Self {
+        self.pad = pad;
+        self
     }
 
     /// Number of texts in the batch.
@@ -163,9 +172,16 @@ impl Future for BatchFuture {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let me = &mut *self;
-        match &mut me.kind {
+        let out = match &mut me.kind {
             Kind::Task(task, _) => Pin::new(task).poll(cx),
             Kind::Jobs(jobs) => jobs.poll(cx, &me.handle),
+        };
+        match (out, &me.pad) {
+            (Poll::Ready(Ok(mut outs)), Some(pad)) => {
+                crate::post::pad_outputs(&mut outs, pad);
+                Poll::Ready(Ok(outs))
+            }
+            (out, _) => out,
         }
     }
 }

@@ -2,8 +2,10 @@
 //! the special-tokens mask and type ids — the fields of `tokenizers::Encoding` that a chunked
 //! encode reproduces exactly. Char offsets are derived on demand.
 
-/// An encoded text. `offsets[i]` is the byte range of the input that token `i` came from
-/// (`(0, 0)` for special tokens added by the post-processor).
+/// An encoded text (or pair of texts). `offsets[i]` is the byte range of the input that token
+/// `i` came from — of the first text for tokens of sequence 0, of the pair's second text for
+/// tokens of sequence 1 — and `(0, 0)` for special tokens added by the post-processor and for
+/// padding.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Encoding {
     pub ids: Vec<u32>,
@@ -11,21 +13,145 @@ pub struct Encoding {
     pub type_ids: Vec<u32>,
     pub special_tokens_mask: Vec<u32>,
     pub attention_mask: Vec<u32>,
+    /// The token range of each sequence, `(sequence id, range)` sorted by id, as `tokenizers`
+    /// records them (its `sequence_ranges`). Empty means what it means there: one sequence
+    /// that spans every token (then [`sequence_ids`](Self::sequence_ids) is all `Some(0)`).
+    pub sequence_ranges: Vec<(usize, std::ops::Range<usize>)>,
+    /// What truncation cut off, as `tokenizers`' `overflowing` (each one post-processed and
+    /// padded like the main encoding; with a stride, each repeats the last `stride` tokens).
+    pub overflowing: Vec<Encoding>,
 }
 
 impl From<tokenizers::Encoding> for Encoding {
-    fn from(enc: tokenizers::Encoding) -> Self {
+    fn from(mut enc: tokenizers::Encoding) -> Self {
+        let overflowing = enc.take_overflowing().into_iter().map(Encoding::from).collect();
         Encoding {
             ids: enc.get_ids().to_vec(),
             offsets: enc.get_offsets().to_vec(),
             type_ids: enc.get_type_ids().to_vec(),
             special_tokens_mask: enc.get_special_tokens_mask().to_vec(),
             attention_mask: enc.get_attention_mask().to_vec(),
+            sequence_ranges: hf_sequence_ranges(&enc),
+            overflowing,
         }
     }
 }
 
+/// `tokenizers`' `sequence_ranges` of `enc`, read through its public API: the map is empty
+/// exactly when `token_to_sequence(len)` is `Some(0)` (a range never contains `len`); else
+/// `token_to_sequence(i)` names the key whose range holds token `i` (ranges are contiguous).
+/// Keys of empty ranges are invisible there: `n_sequences` says how many keys exist, and the
+/// missing ones get `0..0` under the smallest unused ids (which no token and no query can tell
+/// from where they were). Sorted by key.
+pub(crate) fn hf_sequence_ranges(enc: &tokenizers::Encoding) -> Vec<(usize, std::ops::Range<usize>)> {
+    if enc.token_to_sequence(enc.len()).is_some() {
+        return Vec::new();
+    }
+    let mut out: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    for i in 0..enc.len() {
+        if let Some(s) = enc.token_to_sequence(i) {
+            match out.iter_mut().find(|(k, _)| *k == s) {
+                Some((_, r)) => r.end = i + 1,
+                None => out.push((s, i..i + 1)),
+            }
+        }
+    }
+    // A missing key's id does matter to `sequence_ids` (a key in `0..n_sequences` without a
+    // range falls back to every token): pick, among the few possible ids, one with which the
+    // result's `sequence_ids` are `tokenizers`' own.
+    let n = enc.n_sequences();
+    if out.len() < n {
+        let want = enc.get_sequence_ids();
+        let len = enc.len();
+        let mut candidates = (0..n + 2).filter(|id| !out.iter().any(|(k, _)| k == id));
+        let first = candidates.clone().next().unwrap_or(n);
+        let fits = |id: usize| {
+            let mut trial = out.clone();
+            trial.push((id, 0..0));
+            trial.sort_by_key(|(k, _)| *k);
+            Encoding { ids: vec![0; len], sequence_ranges: trial, ..Default::default() }.sequence_ids() == want
+        };
+        let id = if out.len() + 1 == n { candidates.find(|&id| fits(id)).unwrap_or(first) } else { first };
+        out.push((id, 0..0));
+        let mut next = 0;
+        while out.len() < n {
+            if !out.iter().any(|(k, _)| *k == next) {
+                out.push((next, 0..0));
+            }
+            next += 1;
+        }
+    }
+    out.sort_by_key(|(k, _)| *k);
+    out
+}
+
 impl Encoding {
+    /// `tokenizers`' `n_sequences`: 1 for a single text, 2 for a pair.
+    pub fn n_sequences(&self) -> usize {
+        self.sequence_ranges.len().max(1)
+    }
+
+    /// The token range of sequence `id` (`tokenizers`' `sequence_range`: every token when no
+    /// range is recorded for it).
+    pub fn sequence_range(&self, id: usize) -> std::ops::Range<usize> {
+        self.sequence_ranges.iter().find(|(s, _)| *s == id).map(|(_, r)| r.clone()).unwrap_or(0..self.len())
+    }
+
+    /// `tokenizers`' `sequence_ids`: the sequence each token belongs to, `None` for special
+    /// tokens added by the post-processor and for padding.
+    pub fn sequence_ids(&self) -> Vec<Option<usize>> {
+        let mut out = vec![None; self.len()];
+        for id in 0..self.n_sequences() {
+            let r = self.sequence_range(id);
+            let end = r.end.min(out.len());
+            out[r.start.min(end)..end].fill(Some(id));
+        }
+        out
+    }
+
+    /// `tokenizers`' `token_to_sequence(token)`.
+    pub fn token_to_sequence(&self, token: usize) -> Option<usize> {
+        if token > self.len() {
+            None
+        } else if self.sequence_ranges.is_empty() {
+            Some(0)
+        } else {
+            self.sequence_ranges.iter().find(|(_, r)| r.contains(&token)).map(|(s, _)| *s)
+        }
+    }
+
+    /// `tokenizers`' `Encoding::pad`: pad to `target` tokens (nothing when already as long),
+    /// overflowing encodings included; padding tokens have offsets `(0, 0)`, attention mask 0
+    /// and special-tokens mask 1, and left padding shifts the sequence ranges.
+    pub fn pad(&mut self, target: usize, pad_id: u32, pad_type_id: u32, left: bool) {
+        for o in &mut self.overflowing {
+            o.pad(target, pad_id, pad_type_id, left);
+        }
+        let n = self.ids.len();
+        if n >= target {
+            return;
+        }
+        let k = target - n;
+        fn grow<T: Clone>(v: &mut Vec<T>, k: usize, x: T, left: bool) {
+            if left {
+                v.splice(0..0, std::iter::repeat_n(x, k));
+            } else {
+                v.extend(std::iter::repeat_n(x, k));
+            }
+        }
+        grow(&mut self.ids, k, pad_id, left);
+        grow(&mut self.type_ids, k, pad_type_id, left);
+        grow(&mut self.attention_mask, k, 0, left);
+        grow(&mut self.special_tokens_mask, k, 1, left);
+        grow(&mut self.offsets, k, (0, 0), left);
+        if left {
+            // An empty range stays `0..0`: where it sits is not observable, and `From` can
+            // only rebuild it as `0..0` (see `hf_sequence_ranges`).
+            for (_, r) in self.sequence_ranges.iter_mut().filter(|(_, r)| !r.is_empty()) {
+                *r = r.start + k..r.end + k;
+            }
+        }
+    }
 
     /// Number of tokens.
     pub fn len(&self) -> usize {

@@ -36,11 +36,26 @@ pub struct EncodeOptions {
     /// Wanted piece size in bytes; pieces grow to the next safe cut. `None`: the default.
     pub piece_bytes: Option<usize>,
     pub output: Output,
+    /// Apply the tokenizer's truncation and padding ([`Tokenizer::with_truncation`],
+    /// [`Tokenizer::with_padding`], or what `tokenizer.json` set), as `tokenizers`' `encode`
+    /// does; default `true`. `count`, chat templates and trajectories run with `false`.
+    ///
+    /// [`Tokenizer::with_truncation`]: crate::Tokenizer::with_truncation
+    /// [`Tokenizer::with_padding`]: crate::Tokenizer::with_padding
+    pub truncate_and_pad: bool,
+    /// Pairs only ([`Tokenizer::encode_pair_with_cancel`], [`Input::Pair`]): offsets in chars
+    /// of their own text instead of bytes, converted per sequence before post-processing, as
+    /// Python `tokenizers`' `encode_char_offsets` does (overflowing parts of a pair mix the two
+    /// texts, so they cannot be converted afterwards). Default `false`.
+    ///
+    /// [`Tokenizer::encode_pair_with_cancel`]: crate::Tokenizer::encode_pair_with_cancel
+    /// [`Input::Pair`]: crate::Input::Pair
+    pub char_offsets: bool,
 }
 
 impl Default for EncodeOptions {
     fn default() -> Self {
-        EncodeOptions { add_special_tokens: true, piece_bytes: None, output: Output::Full }
+        EncodeOptions { add_special_tokens: true, piece_bytes: None, output: Output::Full, truncate_and_pad: true, char_offsets: false }
     }
 }
 
@@ -427,44 +442,74 @@ impl EncodeJob {
         self.assemble()
     }
 
-    fn assemble(&self) -> Result<JobOutput> {
+    /// Take the pieces' results, in text order. Errors if a piece failed, the job was
+    /// cancelled, or pieces remain.
+    fn take_results(&self) -> Result<Vec<Option<PieceOut>>> {
         if self.is_cancelled() {
             return Err(Error::Cancelled);
         }
-        let (results, error) = {
-            let mut p = self.lock();
-            if let Some(e) = p.error.take() {
-                (Vec::new(), Some(e))
-            } else if p.next_start < self.text.len() || p.completed != p.claimed {
-                return Err(Error::InvalidArgument("finish() called before the job was done".into()));
-            } else {
-                (std::mem::take(&mut p.results), None)
-            }
-        };
-        if let Some(e) = error {
+        let mut p = self.lock();
+        if let Some(e) = p.error.take() {
             return Err(e);
         }
+        if p.next_start < self.text.len() || p.completed != p.claimed {
+            return Err(Error::InvalidArgument("finish() called before the job was done".into()));
+        }
+        Ok(std::mem::take(&mut p.results))
+    }
+
+    /// The finished job as the `tokenizers::Encoding` the reference pipeline gives for the
+    /// whole text before post-processing (`encode_single_sequence` with `type_id`): what
+    /// pairs, truncation and padding start from (see [`crate::post`]). The job must have
+    /// asked for full output.
+    pub(crate) fn finish_raw(&self, type_id: u32) -> Result<HfEncoding> {
+        let results = self.take_results()?;
+        catch_unwind(AssertUnwindSafe(|| {
+            let (full, own, ids) = split_results(results)?;
+            let mut raw = raw_encoding(&self.inner, full, own, ids);
+            if type_id != 0 {
+                raw.set_type_ids(vec![type_id; raw.len()]);
+            }
+            Ok(raw)
+        }))
+        .unwrap_or_else(|p| Err(Error::from_panic(p)))
+    }
+
+    fn assemble(&self) -> Result<JobOutput> {
+        let results = self.take_results()?;
         let inner = &*self.inner;
         let add = self.opts.add_special_tokens;
+        let settings = (self.opts.truncate_and_pad && !inner.settings.is_empty()).then_some(&inner.settings);
         catch_unwind(AssertUnwindSafe(|| {
             // Full pieces come from one engine per tokenizer (`encode_claim` sends every piece
             // to the own engine when it serves), so `full` and `own` are never both non-empty.
-            let mut full = Vec::with_capacity(results.len());
-            let mut own = Vec::new();
-            let mut ids = Vec::new();
-            for r in results {
-                match r {
-                    Some(PieceOut::Full(e)) => full.push(e),
-                    Some(PieceOut::Own(p)) => own.push(p),
-                    Some(PieceOut::Ids(v)) => ids.extend_from_slice(&v),
-                    None => return Err(Error::Panic("a piece finished without a result".into())),
+            let (full, own, ids) = split_results(results)?;
+            if let Some(settings) = settings {
+                if self.opts.output == Output::Ids && full.is_empty() && own.is_empty() {
+                    if let Some(frame) = &inner.frame {
+                        if frame.prefix.len() + frame.suffix.len() == crate::post::n_added_tokens(&inner.tok, false) {
+                            return crate::post::ids_single(settings, &frame.prefix, &frame.suffix, ids, add).map(JobOutput::Ids);
+                        }
+                    }
                 }
+                let raw = raw_encoding(inner, full, own, ids);
+                let enc = crate::post::finish(&inner.tok, settings, raw, None, add)?;
+                return Ok(match self.opts.output {
+                    Output::Ids => JobOutput::Ids(enc.ids),
+                    Output::Full => JobOutput::Full(enc),
+                });
             }
             let encoding = |full: Vec<HfEncoding>, own: Vec<OwnPiece>| -> Result<Encoding> {
-                match inner.own() {
-                    Some(engine) => engine.assemble(&inner.tok, own, add),
-                    None => crate::pipeline::assemble(&inner.tok, full, add),
+                let mut enc = match inner.own() {
+                    Some(engine) => engine.assemble(&inner.tok, own, add)?,
+                    None => crate::pipeline::assemble(&inner.tok, full, add)?,
+                };
+                // The own engine's direct assembly records no sequence ranges: the ones the
+                // post-processor gives (probed at load), as `tokenizers` reports them.
+                if let Some(shape) = &inner.range_shape[add as usize] {
+                    enc.sequence_ranges = shape.ranges(enc.len());
                 }
+                Ok(enc)
             };
             match (self.opts.output, &inner.frame) {
                 (Output::Ids, Some(frame)) if full.is_empty() && own.is_empty() => {
@@ -475,5 +520,39 @@ impl EncodeJob {
             }
         }))
         .unwrap_or_else(|p| Err(Error::from_panic(p)))
+    }
+}
+
+type Split = (Vec<HfEncoding>, Vec<OwnPiece>, Vec<u32>);
+
+fn split_results(results: Vec<Option<PieceOut>>) -> Result<Split> {
+    let mut full = Vec::with_capacity(results.len());
+    let mut own = Vec::new();
+    let mut ids = Vec::new();
+    for r in results {
+        match r {
+            Some(PieceOut::Full(e)) => full.push(e),
+            Some(PieceOut::Own(p)) => own.push(p),
+            Some(PieceOut::Ids(v)) => ids.extend_from_slice(&v),
+            None => return Err(Error::Panic("a piece finished without a result".into())),
+        }
+    }
+    Ok((full, own, ids))
+}
+
+/// The pieces as one unprocessed `tokenizers::Encoding`. Ids-only pieces (fast engine) carry
+/// no offsets or token strings: what the post-processor does with ids does not read them.
+fn raw_encoding(inner: &Inner, full: Vec<HfEncoding>, own: Vec<OwnPiece>, ids: Vec<u32>) -> HfEncoding {
+    if !own.is_empty() {
+        return crate::engine::own::to_hf(&inner.tok, &own);
+    }
+    if !ids.is_empty() || full.is_empty() {
+        let n = ids.len();
+        return HfEncoding::new(ids, vec![0; n], vec![String::new(); n], vec![None; n], vec![(0, 0); n], vec![0; n], vec![1; n], vec![], Default::default());
+    }
+    if full.len() == 1 {
+        full.into_iter().next().unwrap()
+    } else {
+        HfEncoding::merge(full, false)
     }
 }

@@ -35,6 +35,7 @@ pub mod future;
 pub mod job;
 pub mod load;
 mod pipeline;
+pub mod post;
 pub mod split;
 pub mod stream;
 pub mod task;
@@ -71,6 +72,8 @@ pub use task::spawn_detached;
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
 pub use split::{CutRules, Family};
 pub use stream::DecodeStream;
-pub use tokenizer::{Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};
+pub use tokenizer::{Input, Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};
+pub use tokenizers::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
+pub use tokenizers::{PaddingDirection, PaddingParams, PaddingStrategy};
 #[cfg(not(target_arch = "wasm32"))]
 pub use tokenizer::wait_for_engine_loads;

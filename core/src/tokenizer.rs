@@ -18,7 +18,13 @@ use crate::split::{added::AddedMatcher, CutRules, Family, Mode, Planner};
 pub const PARALLEL_MIN_BYTES: usize = 64 * 1024;
 
 pub(crate) struct Inner {
-    pub(crate) tok: tokenizers::Tokenizer,
+    /// The reference tokenizer, with neither truncation nor padding: those are in `settings`.
+    pub(crate) tok: Arc<tokenizers::Tokenizer>,
+    /// Truncation and padding (see [`crate::post`]).
+    pub(crate) settings: crate::post::Settings,
+    /// Where the post-processor records a single text's sequence range, without and with
+    /// special tokens (see [`crate::post::RangeShape`]).
+    pub(crate) range_shape: [Option<crate::post::RangeShape>; 2],
     pub(crate) config: Option<TokenizerConfig>,
     pub(crate) planner: Planner,
     pub(crate) frame: Option<SpecialFrame>,
@@ -220,6 +226,13 @@ fn parse_both(json: &str) -> (std::result::Result<(tokenizers::Tokenizer, Value)
     }
 }
 
+/// One input of a batch: a text, or a pair of texts (`tokenizers`' `EncodeInput`).
+#[derive(Debug, Clone)]
+pub enum Input {
+    Single(Arc<str>),
+    Pair(Arc<str>, Arc<str>),
+}
+
 /// A tokenizer. Cloning is cheap (shared); every method takes `&self` and is thread-safe.
 #[derive(Clone)]
 pub struct Tokenizer {
@@ -241,17 +254,29 @@ impl Tokenizer {
     pub fn from_json_str(json: &str, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
         let bad = |message: String| Error::InvalidTokenizer { origin: origin.clone(), message };
         let (parsed, own) = parse_both(json);
-        let (tok, json_view) = parsed.map_err(bad)?;
+        let (tok, mut json_view) = parsed.map_err(bad)?;
+        // Truncation and padding are applied after assembly (`crate::post`), not per piece:
+        // they do not stop chunking.
+        if let Some(view) = json_view.as_object_mut() {
+            view.insert("truncation".into(), Value::Null);
+            view.insert("padding".into(), Value::Null);
+        }
         Self::from_parts(tok, own, &json_view, config, origin)
     }
 
     fn from_parts(
-        tok: tokenizers::Tokenizer,
+        mut tok: tokenizers::Tokenizer,
         own: std::result::Result<yieldtok_engine::Engine, String>,
         structure: &Value,
         config: Option<TokenizerConfig>,
         origin: Option<String>,
     ) -> Result<Self> {
+        // Truncation and padding from `tokenizer.json` move to the settings: the reference
+        // tokenizer that chunked pieces and checks run through never truncates or pads.
+        let settings = crate::post::Settings { truncation: tok.get_truncation().cloned(), padding: tok.get_padding().cloned() };
+        tok.with_truncation(None).map_err(|e| Error::InvalidTokenizer { origin: origin.clone(), message: e.to_string() })?;
+        tok.with_padding(None);
+        let range_shape = [crate::post::RangeShape::probe(&tok, false), crate::post::RangeShape::probe(&tok, true)];
         let added = AddedMatcher::new(&tok).map_err(|message| Error::InvalidTokenizer { origin: origin.clone(), message })?;
         let mut rules = crate::split::classify::classify(structure, &tok);
         if rules.continuation.is_some() && added.has_inexact() {
@@ -281,7 +306,9 @@ impl Tokenizer {
         Ok(Tokenizer {
             inner: Arc::new_cyclic(|me| Inner {
                 me: me.clone(),
-                tok,
+                tok: Arc::new(tok),
+                settings,
+                range_shape,
                 config,
                 planner,
                 frame,
@@ -319,11 +346,43 @@ impl Tokenizer {
         self.rebuild(|inner| inner.default_piece_bytes = bytes.max(1))
     }
 
+    /// `tokenizers`' `with_truncation`: a tokenizer (sharing everything else with this one)
+    /// whose `encode`, `encode_ids`, `encode_pair` and batches truncate with `params`, or
+    /// never (`None`). [`Error::InvalidArgument`] when the stride is not below the effective
+    /// max length (`max_length` minus the special tokens of a single text), as `tokenizers`.
+    /// [`count`](Self::count), chat templates and trajectories never truncate.
+    pub fn with_truncation(&self, params: Option<crate::TruncationParams>) -> Result<Self> {
+        if let Some(p) = &params {
+            crate::post::check_truncation(&self.inner.tok, p)?;
+        }
+        Ok(self.rebuild(|inner| inner.settings.truncation = params))
+    }
+
+    /// `tokenizers`' `with_padding`: a tokenizer whose encodes pad with `params` (a batch to
+    /// its longest item for `BatchLongest`), or never (`None`). Like truncation, padding
+    /// leaves [`count`](Self::count), chat templates and trajectories alone.
+    pub fn with_padding(&self, params: Option<crate::PaddingParams>) -> Self {
+        self.rebuild(|inner| inner.settings.padding = params)
+    }
+
+    /// The truncation in force (`tokenizers`' `get_truncation`), from
+    /// [`with_truncation`](Self::with_truncation) or `tokenizer.json`.
+    pub fn truncation(&self) -> Option<&crate::TruncationParams> {
+        self.inner.settings.truncation.as_ref()
+    }
+
+    /// The padding in force (`tokenizers`' `get_padding`).
+    pub fn padding(&self) -> Option<&crate::PaddingParams> {
+        self.inner.settings.padding.as_ref()
+    }
+
     fn rebuild(&self, f: impl FnOnce(&mut Inner)) -> Self {
         let i = &*self.inner;
         let mut inner = Inner {
             me: std::sync::Weak::new(),
             tok: i.tok.clone(),
+            settings: i.settings.clone(),
+            range_shape: i.range_shape.clone(),
             config: i.config.clone(),
             planner: i.planner.clone(),
             frame: i.frame.clone(),
@@ -439,7 +498,14 @@ impl Tokenizer {
         crate::engine::check_id_range(self.inner.tok.get_vocab(false).into_values(), "model vocabulary").map_err(|why| {
             Error::InvalidTokenizer { origin: self.inner.origin.clone(), message: format!("cannot be written as tokenizer.json: {why}") }
         })?;
-        self.inner.tok.to_string(pretty).map_err(Error::tokenize)
+        let s = &self.inner.settings;
+        if s.is_empty() {
+            return self.inner.tok.to_string(pretty).map_err(Error::tokenize);
+        }
+        let mut tok = (*self.inner.tok).clone();
+        tok.with_truncation(s.truncation.clone()).map_err(Error::tokenize)?;
+        tok.with_padding(s.padding.clone());
+        tok.to_string(pretty).map_err(Error::tokenize)
     }
 
     /// `tokenizers`' `save(path, pretty)`: write the `tokenizer.json` text to `path`.
@@ -461,21 +527,108 @@ impl Tokenizer {
     // ---- sync encode -------------------------------------------------------------------
 
     /// Encode like `tokenizers`' `encode(text, add_special_tokens)`: same ids, byte offsets and
-    /// masks. Long texts are encoded in parallel pieces on native targets.
+    /// masks, the tokenizer's truncation and padding applied (overflowing parts included).
+    /// Long texts are encoded in parallel pieces on native targets.
     pub fn encode(&self, text: &str, add_special_tokens: bool) -> Result<Encoding> {
         let opts = EncodeOptions { add_special_tokens, ..Default::default() };
         Ok(self.encode_with(text, &opts)?.into_encoding().expect("full output requested"))
     }
 
-    /// Ids only (skips offsets; faster).
+    /// Ids only (skips offsets; faster): the ids of [`encode`](Self::encode), truncated and
+    /// padded like them.
     pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
         Ok(self.encode_with(text, &opts)?.into_ids())
     }
 
-    /// Number of tokens `encode(text, add_special_tokens)` would give.
+    /// Number of tokens of `text` (with the post-processor's special tokens when
+    /// `add_special_tokens`), **before** truncation and padding: what `encode` gives with them
+    /// off. A length check against a context window needs the whole length; with truncation
+    /// on, `len(encode(text).ids)` is the truncated one.
     pub fn count(&self, text: &str, add_special_tokens: bool) -> Result<usize> {
-        Ok(self.encode_ids(text, add_special_tokens)?.len())
+        let opts = EncodeOptions { add_special_tokens, output: Output::Ids, truncate_and_pad: false, ..Default::default() };
+        Ok(self.encode_with(text, &opts)?.ids().len())
+    }
+
+    /// [`encode`](Self::encode) with truncation and padding off (chat templates, trajectories).
+    pub(crate) fn encode_plain(&self, text: &str, add_special_tokens: bool) -> Result<Encoding> {
+        let opts = EncodeOptions { add_special_tokens, truncate_and_pad: false, ..Default::default() };
+        Ok(self.encode_with(text, &opts)?.into_encoding().expect("full output requested"))
+    }
+
+    /// [`encode_ids`](Self::encode_ids) with truncation and padding off.
+    pub(crate) fn encode_ids_plain(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
+        let opts = EncodeOptions { add_special_tokens, output: Output::Ids, truncate_and_pad: false, ..Default::default() };
+        Ok(self.encode_with(text, &opts)?.into_ids())
+    }
+
+    /// Encode a pair of texts like `tokenizers`' `encode((first, second), add_special_tokens)`:
+    /// each text encoded (chunked, in parallel when long) without special tokens, the second
+    /// with type id 1, then `tokenizers`' own truncation, post-processor (the pair template)
+    /// and padding on the two (see [`crate::post`]). Offsets of sequence 1 are into `second`.
+    pub fn encode_pair(&self, first: &str, second: &str, add_special_tokens: bool) -> Result<Encoding> {
+        let opts = EncodeOptions { add_special_tokens, ..Default::default() };
+        self.encode_pair_until(first, second, &opts, None)
+    }
+
+    /// [`encode_pair`](Self::encode_pair) with explicit options, stopping once `cancel` is set
+    /// (`opts.output` is ignored: a pair's result is always full).
+    pub fn encode_pair_with_cancel(&self, first: &str, second: &str, opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<Encoding> {
+        self.encode_pair_until(first, second, opts, Some(cancel))
+    }
+
+    fn encode_pair_until(&self, first: &str, second: &str, opts: &EncodeOptions, cancel: Option<&crate::CancelFlag>) -> Result<Encoding> {
+        let raw = EncodeOptions { add_special_tokens: false, output: Output::Full, ..opts.clone() };
+        let mut a = self.run_job(first, &raw, cancel)?.finish_raw(0)?;
+        let mut b = self.run_job(second, &raw, cancel)?.finish_raw(1)?;
+        if opts.char_offsets {
+            for (enc, text) in [(&mut a, first), (&mut b, second)] {
+                let chars = crate::encoding::byte_to_char_offsets(text, enc.get_offsets());
+                enc.get_offsets_mut().copy_from_slice(&chars);
+            }
+        }
+        let none = crate::post::Settings::default();
+        let settings = if opts.truncate_and_pad { &self.inner.settings } else { &none };
+        crate::post::finish(&self.inner.tok, settings, a, Some(b), opts.add_special_tokens)
+    }
+
+    /// One input of a batch: a text, or a pair of texts.
+    pub fn encode_input_with_cancel(&self, input: &Input, opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<JobOutput> {
+        match input {
+            Input::Single(t) => self.encode_with_cancel(t, opts, cancel),
+            Input::Pair(a, b) => {
+                let enc = self.encode_pair_with_cancel(a, b, opts, cancel)?;
+                Ok(match opts.output {
+                    Output::Full => JobOutput::Full(enc),
+                    Output::Ids => JobOutput::Ids(enc.ids),
+                })
+            }
+        }
+    }
+
+    /// A batch of texts and pairs, like `tokenizers`' `encode_batch`: in parallel, each
+    /// truncated and padded, then padded over the batch (its longest item for
+    /// `BatchLongest`). Stops once `cancel` is set.
+    pub fn encode_inputs_with_cancel(&self, inputs: &[Input], opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<Vec<JobOutput>> {
+        let mut outs = self.map_batch(inputs, |i| self.encode_input_with_cancel(i, opts, cancel))?;
+        self.pad_outputs(&mut outs, opts);
+        Ok(outs)
+    }
+
+    /// [`encode_inputs_with_cancel`](Self::encode_inputs_with_cancel) as one task on the
+    /// scheduler (dropping the future cancels it).
+    pub fn encode_inputs_async(&self, inputs: Vec<Input>, opts: EncodeOptions) -> crate::TaskFuture<Vec<JobOutput>> {
+        self.spawn_cancellable(move |tok, cancel| tok.encode_inputs_with_cancel(&inputs, &opts, cancel))
+    }
+
+    fn pad_outputs(&self, outs: &mut [JobOutput], opts: &EncodeOptions) {
+        if let (true, Some(pad)) = (opts.truncate_and_pad, &self.inner.settings.padding) {
+            crate::post::pad_outputs(outs, pad);
+        }
+    }
+
+    fn batch_padding(&self) -> Option<crate::PaddingParams> {
+        self.inner.settings.padding.clone()
     }
 
     /// Encode with explicit options, on the calling thread for short texts and in parallel
@@ -492,6 +645,11 @@ impl Tokenizer {
     }
 
     fn encode_until(&self, text: &str, opts: &EncodeOptions, cancel: Option<&crate::CancelFlag>) -> Result<JobOutput> {
+        self.run_job(text, opts, cancel)?.finish()
+    }
+
+    /// A job over `text`, run to its end: in parallel pieces when long (native).
+    fn run_job(&self, text: &str, opts: &EncodeOptions, cancel: Option<&crate::CancelFlag>) -> Result<EncodeJob> {
         if cancel.is_some_and(crate::CancelFlag::is_cancelled) {
             return Err(Error::Cancelled);
         }
@@ -501,14 +659,14 @@ impl Tokenizer {
             let piece = opts.piece_bytes.unwrap_or_else(|| (text.len() / (threads * 4)).clamp(16 * 1024, 1 << 20));
             let job = self.job_until(text, EncodeOptions { piece_bytes: Some(piece), ..opts.clone() }, cancel);
             job.run_parallel();
-            return job.finish();
+            return Ok(job);
         }
         // One piece on native (the parallel path above handles long texts); on wasm32 long
         // texts in 64 KB pieces, which measured faster than one whole-text call there.
         let whole = if cfg!(target_arch = "wasm32") && text.len() >= PARALLEL_MIN_BYTES { 64 * 1024 } else { usize::MAX };
         let job = self.job_until(text, EncodeOptions { piece_bytes: Some(opts.piece_bytes.unwrap_or(whole)), ..opts.clone() }, cancel);
         job.step(crate::job::Budget::UNLIMITED);
-        job.finish()
+        Ok(job)
     }
 
     /// The pieces a job over `text` would encode, with target size `piece_bytes`: byte ranges
@@ -538,13 +696,22 @@ impl Tokenizer {
     }
 
     /// Encode many texts in parallel (rayon, on the scheduler's pool).
+    /// Truncation and padding apply as in `tokenizers`' `encode_batch` (padding over the batch).
     pub fn encode_batch<S: AsRef<str> + Sync>(&self, texts: &[S], add_special_tokens: bool) -> Result<Vec<Encoding>> {
-        self.map_batch(texts, |t| self.encode(t.as_ref(), add_special_tokens))
+        let mut encs = self.map_batch(texts, |t| self.encode(t.as_ref(), add_special_tokens))?;
+        if let Some(pad) = &self.inner.settings.padding {
+            crate::post::pad_batch(&mut encs, pad);
+        }
+        Ok(encs)
     }
 
     /// Ids of many texts in parallel.
     pub fn encode_batch_ids<S: AsRef<str> + Sync>(&self, texts: &[S], add_special_tokens: bool) -> Result<Vec<Vec<u32>>> {
-        self.map_batch(texts, |t| self.encode_ids(t.as_ref(), add_special_tokens))
+        let mut ids = self.map_batch(texts, |t| self.encode_ids(t.as_ref(), add_special_tokens))?;
+        if let Some(pad) = &self.inner.settings.padding {
+            crate::post::pad_batch_ids(&mut ids, pad);
+        }
+        Ok(ids)
     }
 
     /// Many texts in parallel with explicit options, stopping once `cancel` is set
@@ -555,7 +722,9 @@ impl Tokenizer {
         opts: &EncodeOptions,
         cancel: &crate::CancelFlag,
     ) -> Result<Vec<JobOutput>> {
-        self.map_batch(texts, |t| self.encode_with_cancel(t.as_ref(), opts, cancel))
+        let mut outs = self.map_batch(texts, |t| self.encode_with_cancel(t.as_ref(), opts, cancel))?;
+        self.pad_outputs(&mut outs, opts);
+        Ok(outs)
     }
 
     fn map_batch<T: Sync, R: Send>(&self, items: &[T], f: impl Fn(&T) -> Result<R> + Sync + Send) -> Result<Vec<R>> {
@@ -589,6 +758,7 @@ impl Tokenizer {
     /// cancels the rest; dropping the future cancels every job still running. A small batch
     /// ([`SMALL_BATCH_BYTES`](crate::batch::SMALL_BATCH_BYTES) in all) runs as one task.
     pub fn encode_batch_async<S: Into<Arc<str>>>(&self, texts: impl IntoIterator<Item = S>, opts: EncodeOptions) -> crate::BatchFuture {
+        let pad = if opts.truncate_and_pad { self.batch_padding() } else { None };
         let texts: Vec<Arc<str>> = texts.into_iter().map(Into::into).collect();
         let total: usize = texts.iter().map(|t| t.len()).sum();
         if !texts.is_empty() && total <= crate::batch::SMALL_BATCH_BYTES {
@@ -599,9 +769,9 @@ impl Tokenizer {
                     .map(|t| if cancel.is_cancelled() { Err(Error::Cancelled) } else { tok.encode_with(t, &opts) })
                     .collect()
             });
-            return crate::BatchFuture::small(task, n, total);
+            return crate::BatchFuture::small(task, n, total).padded(pad);
         }
-        crate::BatchFuture::new(texts.into_iter().map(|t| self.encode_async(t, opts.clone()).in_batch()).collect())
+        crate::BatchFuture::new(texts.into_iter().map(|t| self.encode_async(t, opts.clone()).in_batch()).collect()).padded(pad)
     }
 
     /// Run `work` with this tokenizer as one unit of work on its scheduler's pool (native) or

@@ -40,7 +40,7 @@ fn check_ids(name: &str, tok: &Tokenizer, engine: &str) {
             let want = reference(&tok, text, add).ids;
             assert_eq!(tok.encode_ids(text, add).unwrap(), want, "{name}/{label}/encode_ids/add={add}");
             for piece in [64, 4096] {
-                let job = tok.job(text.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(piece), output: Output::Ids });
+                let job = tok.job(text.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(piece), output: Output::Ids, ..Default::default() });
                 job.run_parallel();
                 assert_eq!(job.finish().unwrap().into_ids(), want, "{name}/{label}/piece={piece}/add={add}");
             }

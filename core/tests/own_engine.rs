@@ -33,7 +33,7 @@ fn check_all_paths(name: &str, tok: &Tokenizer, label: &str, text: &str) {
             if piece == 1 && text.len() > 100_000 {
                 continue;
             }
-            let opts = EncodeOptions { add_special_tokens: add, piece_bytes: Some(piece), output: Output::Full };
+            let opts = EncodeOptions { add_special_tokens: add, piece_bytes: Some(piece), output: Output::Full, ..Default::default() };
             let job = tok.job(text, opts.clone());
             job.run_parallel();
             assert_same(&format!("{what}/piece={piece}/parallel"), text, &job.finish().unwrap().into_encoding().unwrap(), &want);
@@ -100,7 +100,7 @@ fn megabyte_texts() {
         for add in [false, true] {
             let want = reference(&tok, &text, add);
             assert_same(&format!("{name}/1MB/encode/add={add}"), &text, &tok.encode(&text, add).unwrap(), &want);
-            let job = tok.job(text.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(777), output: Output::Full });
+            let job = tok.job(text.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(777), output: Output::Full, ..Default::default() });
             job.run_parallel();
             assert_same(&format!("{name}/1MB/piece=777/add={add}"), &text, &job.finish().unwrap().into_encoding().unwrap(), &want);
         }
@@ -161,7 +161,7 @@ proptest! {
         }
         let want = reference(tok, &s, add);
         prop_assert_eq!(&tok.encode(&s, add).unwrap(), &want, "whole {:?}", s);
-        let job = tok.job(s.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(1), output: Output::Full });
+        let job = tok.job(s.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(1), output: Output::Full, ..Default::default() });
         job.run_parallel();
         prop_assert_eq!(&job.finish().unwrap().into_encoding().unwrap(), &want, "pieces of 1 byte {:?}", s);
     }

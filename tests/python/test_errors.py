@@ -134,7 +134,7 @@ def test_ids_out_of_range(qwen):
 
 def test_unsupported_arguments_and_loop(qwen):
     with pytest.raises(TypeError):
-        qwen.encode("a", "b")  # second positional is add_special_tokens: not a bool
+        qwen.encode("a", 5)  # second positional is the pair: a str or None
     with pytest.raises(RuntimeError):
         qwen.async_encode("needs a running event loop")
     still_works(qwen)

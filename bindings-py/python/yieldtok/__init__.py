@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import collections.abc as _abc
 import os as _os
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._yieldtok import (
     AddedToken,
@@ -105,12 +105,13 @@ class AsyncTokenizer:
         return cls(Tokenizer.from_pretrained(repo_id, revision, cache_dir))
 
     # -- coroutines --------------------------------------------------------------------
-    async def encode(self, text: str, add_special_tokens: bool = True) -> Encoding:
-        """Encode one text on the core scheduler; the event loop keeps running meanwhile."""
-        return await self.sync.async_encode(text, add_special_tokens=add_special_tokens)
+    async def encode(self, text: str, add_special_tokens: bool = True, *, pair: Optional[str] = None) -> Encoding:
+        """Encode one text (or, with ``pair``, a pair of texts) on the core scheduler, with the
+        tokenizer's truncation and padding; the event loop keeps running meanwhile."""
+        return await self.sync.async_encode(text, pair, add_special_tokens=add_special_tokens)
 
-    async def encode_batch(self, texts: Sequence[str], add_special_tokens: bool = True) -> BatchEncoding:
-        """Encode many texts (one scheduler job each)."""
+    async def encode_batch(self, texts: Sequence[Union[str, Tuple[str, str]]], add_special_tokens: bool = True) -> BatchEncoding:
+        """Encode many texts and ``(str, str)`` pairs (one scheduler job each)."""
         return await self.sync.async_encode_batch(texts, add_special_tokens=add_special_tokens)
 
     async def decode(self, ids: Union[Iterable[int], int], skip_special_tokens: bool = True) -> str:
@@ -122,7 +123,7 @@ class AsyncTokenizer:
         return await self.sync.async_decode_batch(sequences, skip_special_tokens)
 
     async def count(self, text: str, add_special_tokens: bool = True) -> int:
-        """Number of tokens ``encode(text)`` would give (ids only)."""
+        """Number of tokens of ``text`` before truncation and padding (ids only)."""
         return await self.sync.async_count(text, add_special_tokens)
 
     # -- trajectories (ART 0.5.18's names) ------------------------------------------------

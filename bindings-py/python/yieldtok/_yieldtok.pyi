@@ -221,7 +221,7 @@ def wait_for_engine_loads() -> None:
 
 @final
 class Encoding:
-    """The result of encoding one text. Nothing becomes per-token Python objects until asked
+    """The result of encoding one text or a pair of texts. Nothing becomes per-token Python objects until asked
     for: ``ids`` builds a list, ``ids_array`` is a zero-copy numpy view."""
 
     @property
@@ -229,27 +229,43 @@ class Encoding:
         """Token ids (a new list on each access; prefer ``ids_array`` for long texts)."""
     @property
     def type_ids(self) -> List[int]:
-        """Segment ids (all 0: pairs are not supported)."""
+        """Segment ids, as the post-processor's (pair) template sets them; ``pad_type_id`` for
+        padding."""
     @property
     def attention_mask(self) -> List[int]:
-        """1 for every token."""
+        """1 for every token, 0 for padding."""
     @property
     def special_tokens_mask(self) -> List[int]:
-        """1 for tokens added by the post-processor (e.g. BOS), like ``tokenizers``."""
+        """1 for tokens added by the post-processor (e.g. BOS) and for padding, like ``tokenizers``."""
     @property
     def offsets(self) -> List[Tuple[int, int]]:
-        """``(start, end)`` character offsets into ``text``, like Hugging Face's Python
-        ``tokenizers``; ``(0, 0)`` for tokens added by the post-processor. Computed on first
-        access (GIL released for long texts) and cached."""
+        """``(start, end)`` character offsets into ``text`` (for tokens of a pair's second text:
+        into that text), like Hugging Face's Python ``tokenizers``; ``(0, 0)`` for tokens added
+        by the post-processor and padding. Computed on first access (GIL released for long
+        texts) and cached."""
+    @property
+    def overflowing(self) -> List["Encoding"]:
+        """What truncation cut off, as ``tokenizers``: each part post-processed and padded like
+        this one; with a stride, each repeats the previous part's last ``stride`` tokens."""
+    @property
+    def sequence_ids(self) -> List[Optional[int]]:
+        """The sequence of each token: 0 (the text, or a pair's first text), 1 (a pair's second
+        text), ``None`` for special tokens added by the post-processor and padding."""
+    @property
+    def n_sequences(self) -> int:
+        """1 for a text, 2 for a pair."""
+    def token_to_sequence(self, token_index: int) -> Optional[int]:
+        """The sequence token ``token_index`` belongs to, as ``tokenizers``."""
     @property
     def byte_offsets(self) -> List[Tuple[int, int]]:
-        """The same offsets in UTF-8 bytes (what the core and the Rust ``tokenizers`` report)."""
+        """The same offsets in UTF-8 bytes (what the core and the Rust ``tokenizers`` report); for a
+        pair's encoding the char offsets (converted per text before post-processing)."""
     @property
     def tokens(self) -> List[str]:
         """The vocabulary string of each token."""
     @property
     def text(self) -> str:
-        """The text that was encoded."""
+        """The text that was encoded (a pair's first text)."""
     @property
     def ids_array(self) -> npt.NDArray[np.uint32]:
         """Zero-copy, read-only numpy view of the ids (``uint32``, shape ``(n,)``). The array
@@ -402,14 +418,63 @@ class Tokenizer:
         """``id -> AddedToken`` for every added token (ordered by id), as ``tokenizers``."""
 
     # -- sync -------------------------------------------------------------------------------
-    def encode(self, text: str, add_special_tokens: bool = True) -> Encoding:
-        """Encode one text; same ids, offsets and masks as ``tokenizers``' ``encode``."""
+    def encode(
+        self, sequence: str, pair: Optional[str] = None, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> Encoding:
+        """Encode one text, or a pair (``pair``: the second text), exactly as ``tokenizers``'
+        ``encode``: the post-processor's pair template (type ids, sequence ids, special tokens),
+        then the tokenizer's truncation (``overflowing`` included) and padding.
+        ``is_pretokenized=True`` raises ``NotImplementedError`` (not supported yet); a ``pair``
+        that is not a ``str`` raises ``TypeError`` (pass ``add_special_tokens`` by keyword)."""
     def count(self, text: str, add_special_tokens: bool = True) -> int:
-        """Number of tokens ``encode(text, add_special_tokens)`` gives (ids only; faster)."""
-    def encode_batch(self, texts: Sequence[str], add_special_tokens: bool = True) -> BatchEncoding:
-        """Encode many texts in parallel on the core's pool."""
-    def encode_batch_fast(self, texts: Sequence[str], add_special_tokens: bool = True) -> BatchEncoding:
+        """Number of tokens of ``text`` (ids only; faster), **before** truncation and padding:
+        the length ``encode`` gives with them off."""
+    def encode_batch(
+        self, input: Sequence[Union[str, Tuple[str, str], List[str]]], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> BatchEncoding:
+        """Encode many texts and pairs (``(str, str)`` items) in parallel on the core's pool, as
+        ``tokenizers``' ``encode_batch``: each truncated and padded, then padded over the batch
+        (to its longest item when padding has no ``length``)."""
+    def encode_batch_fast(
+        self, input: Sequence[Union[str, Tuple[str, str], List[str]]], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> BatchEncoding:
         """Same as ``encode_batch`` (offsets cost little here); kept for ``tokenizers`` compatibility."""
+
+    # -- truncation and padding (``tokenizers``' names and semantics) -----------------------------
+    def enable_truncation(
+        self,
+        max_length: int,
+        stride: int = 0,
+        strategy: Literal["longest_first", "only_first", "only_second"] = "longest_first",
+        direction: Literal["right", "left"] = "right",
+    ) -> None:
+        """Truncate every ``encode``/``encode_batch`` to ``max_length`` tokens (special tokens
+        included), as ``tokenizers``. ``ValueError`` for an unknown strategy or direction, or a
+        ``stride`` not below the effective max length. ``count``, chat templates and
+        trajectories never truncate. Settings loaded from ``tokenizer.json`` apply too."""
+    def no_truncation(self) -> None:
+        """Turn truncation off."""
+    @property
+    def truncation(self) -> Optional[Dict[str, Any]]:
+        """``{"max_length", "stride", "strategy", "direction"}`` as ``tokenizers``, or ``None``."""
+    def enable_padding(
+        self,
+        *,
+        direction: Literal["right", "left"] = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: Optional[int] = None,
+        pad_to_multiple_of: Optional[int] = None,
+    ) -> None:
+        """Pad every encode, as ``tokenizers``: to ``length`` tokens, or (``length=None``) a
+        batch to its longest item; then up to a multiple of ``pad_to_multiple_of``."""
+    def no_padding(self) -> None:
+        """Turn padding off."""
+    @property
+    def padding(self) -> Optional[Dict[str, Any]]:
+        """``{"length", "pad_to_multiple_of", "pad_id", "pad_token", "pad_type_id",
+        "direction"}`` as ``tokenizers``, or ``None``."""
     @property
     def engine(self) -> Literal["fastokens", "yieldtok", "tokenizers"]:
         """The engine serving ids-only work now: ``"fastokens"`` once the fast engine has loaded
@@ -474,16 +539,18 @@ class Tokenizer:
 
     # -- awaitables (Hugging Face names) -------------------------------------------------------
     def async_encode(
-        self, sequence: str, pair: None = None, is_pretokenized: bool = False, add_special_tokens: bool = True
+        self, sequence: str, pair: Optional[str] = None, is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> Awaitable[Encoding]:
-        """Awaitable ``encode``, run in pieces on the core scheduler so the event loop never
-        waits. ``pair`` and ``is_pretokenized=True`` are not supported (``TokenizerValueError``)."""
+        """Awaitable ``encode`` (same arguments and result), run in pieces on the core
+        scheduler so the event loop never waits. ``is_pretokenized=True`` raises
+        ``NotImplementedError``."""
     def async_encode_batch(
-        self, input: Sequence[str], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self, input: Sequence[Union[str, Tuple[str, str], List[str]]], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> Awaitable[BatchEncoding]:
-        """Awaitable ``encode_batch``: one job per text, all queued on the scheduler at once."""
+        """Awaitable ``encode_batch``: one job per text, all queued on the scheduler at once (a
+        batch with pairs runs as one task)."""
     def async_encode_batch_fast(
-        self, input: Sequence[str], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self, input: Sequence[Union[str, Tuple[str, str], List[str]]], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> Awaitable[BatchEncoding]:
         """Same as ``async_encode_batch``; kept for ``tokenizers`` compatibility."""
     def async_count(self, text: str, add_special_tokens: bool = True) -> Awaitable[int]:

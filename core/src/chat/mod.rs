@@ -73,11 +73,11 @@ impl Tokenizer {
         let template = self.chat_template(opts.chat_template.as_deref(), has_tools)?;
         let rendered = template.render(req)?;
         let (ids, assistant_mask) = if opts.return_assistant_tokens_mask {
-            let enc = self.encode(&rendered.text, false)?;
+            let enc = self.encode_plain(&rendered.text, false)?;
             let mask = assistant_mask(&rendered.generation_spans, &enc.offsets);
             (Some(enc.ids), Some(mask))
         } else if opts.tokenize {
-            (Some(self.encode_ids(&rendered.text, false)?), None)
+            (Some(self.encode_ids_plain(&rendered.text, false)?), None)
         } else {
             (None, None)
         };

@@ -206,7 +206,7 @@ impl OwnEngine {
 /// The pieces as one `tokenizers::Encoding` before post-processing (what the reference
 /// pipeline's `into_encoding` gives for the whole text): token strings from the vocabulary,
 /// words numbered over the whole text, type ids 0, masks of an unprocessed encoding.
-fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncoding {
+pub(crate) fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncoding {
     let n: usize = pieces.iter().map(|p| p.tokens.ids.len()).sum();
     let mut ids = Vec::with_capacity(n);
     let mut tokens = Vec::with_capacity(n);
@@ -300,6 +300,7 @@ impl Frame {
             type_ids: Vec::with_capacity(total),
             special_tokens_mask: Vec::with_capacity(total),
             attention_mask: vec![1; total],
+            ..Default::default()
         };
         let special = |e: &mut Encoding, frame: &[(u32, u32)]| {
             for &(id, ty) in frame {

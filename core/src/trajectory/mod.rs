@@ -198,9 +198,9 @@ impl TrajectoryTokenizer {
     fn encode(&self, text: &str, parallel: bool) -> Result<Vec<u32>> {
         let tokenize = |e: crate::Error| TrajectoryError::new(K::Tokenize(e.to_string()));
         if parallel {
-            return self.tok.encode_ids(text, false).map_err(tokenize);
+            return self.tok.encode_ids_plain(text, false).map_err(tokenize);
         }
-        let job = self.tok.job(text, EncodeOptions { add_special_tokens: false, output: Output::Ids, piece_bytes: None });
+        let job = self.tok.job(text, EncodeOptions { add_special_tokens: false, output: Output::Ids, piece_bytes: None, truncate_and_pad: false, char_offsets: false });
         job.step(Budget::UNLIMITED);
         Ok(job.finish().map_err(tokenize)?.into_ids())
     }

@@ -4,6 +4,7 @@
 
 #[allow(unused_imports)]
 pub use yieldtok::block_on;
+use tokenizers::{EncodeInput, InputSequence, Model, OffsetType, PreTokenizer};
 use yieldtok::{Encoding, Tokenizer};
 
 pub fn fixture(name: &str) -> Tokenizer {
@@ -37,10 +38,65 @@ pub fn assert_own_engine(tok: &Tokenizer, name: &str) {
     assert_eq!(tok.encoding_engine_unavailable_reason(), None, "{name}");
 }
 
-/// Whole-text reference encode through `tokenizers` itself.
+/// Whole-text reference encode through `tokenizers` itself, with the tokenizer's truncation
+/// and padding (`tok.hf()` has neither: yieldtok keeps them apart).
 pub fn reference(tok: &Tokenizer, text: &str, add_special: bool) -> Encoding {
-    Encoding::from(tok.hf().encode(text, add_special).expect("reference encode"))
+    if tok.truncation().is_none() && tok.padding().is_none() {
+        return Encoding::from(tok.hf().encode(text, add_special).expect("reference encode"));
+    }
+    let mut hf = tok.hf().clone();
+    hf.with_truncation(tok.truncation().cloned()).expect("truncation");
+    hf.with_padding(tok.padding().cloned());
+    Encoding::from(Oracle { hf }.encode(text, add_special).expect("reference encode"))
 }
+
+/// `tokenizers`' encode as Python `tokenizers` 0.23.3 runs it (see `tests/pairs.rs`: the
+/// crate 0.23.2 stops tokenizing at `max_length` when truncating, which loses `overflowing`).
+/// The oracle's tokenizer: the fixture's `tokenizer.json` with the settings under test.
+pub struct Oracle {
+    pub hf: tokenizers::Tokenizer,
+}
+
+impl Oracle {
+    /// `encode_single_sequence` as `tokenizers` 0.22.2 / Python 0.23.3 run it (no early exit).
+    pub fn sequence(&self, text: &str, type_id: u32) -> tokenizers::Result<tokenizers::Encoding> {
+        let hf = &self.hf;
+        let mut pts = hf.get_added_vocabulary().extract_and_normalize(hf.get_normalizer(), text);
+        if let Some(pre) = hf.get_pre_tokenizer() {
+            pre.pre_tokenize(&mut pts)?;
+        }
+        hf.get_model().tokenize_in_pretokenized(&mut pts, None)?;
+        pts.into_encoding(None, type_id, OffsetType::Byte)
+    }
+
+    /// `TokenizerImpl::encode`, with the sequences tokenized whole.
+    pub fn encode<'s>(&self, input: impl Into<EncodeInput<'s>>, add: bool) -> tokenizers::Result<tokenizers::Encoding> {
+        let raw = |s: InputSequence| -> String {
+            match s {
+                InputSequence::Raw(c) => c.into_owned(),
+                _ => unreachable!("raw text only"),
+            }
+        };
+        let (a, b) = match input.into() {
+            EncodeInput::Single(a) => (raw(a), None),
+            EncodeInput::Dual(a, b) => (raw(a), Some(raw(b))),
+        };
+        let first = self.sequence(&a, 0)?;
+        let second = b.map(|b| self.sequence(&b, 1)).transpose()?;
+        self.hf.post_process(first, second, add)
+    }
+
+    /// `TokenizerImpl::encode_batch`: each input, then padding over the batch.
+    pub fn encode_batch<'s>(&self, inputs: Vec<EncodeInput<'s>>, add: bool) -> tokenizers::Result<Vec<tokenizers::Encoding>> {
+        let mut out = inputs.into_iter().map(|i| self.encode(i, add)).collect::<tokenizers::Result<Vec<_>>>()?;
+        if let Some(p) = self.hf.get_padding() {
+            tokenizers::pad_encodings(&mut out, p)?;
+        }
+        Ok(out)
+    }
+}
+
+
 
 /// Assert equality with a useful message (first differing token and its context).
 pub fn assert_same(what: &str, text: &str, got: &Encoding, want: &Encoding) {

@@ -1,0 +1,270 @@
+//! Pairs, truncation and padding, exactly as `tokenizers` does them.
+//!
+//! `tokenizers` encodes each sequence of an input (a text, or a pair of texts), then runs
+//! `TokenizerImpl::post_process`: truncate (`utils::truncation::truncate_encodings`, with
+//! `max_length` reduced by the post-processor's special tokens when they are added), apply the
+//! post-processor (the pair template: special tokens, type ids, sequence ranges; overflowing
+//! encodings too), pad (`utils::padding::pad_encodings`). yieldtok encodes each sequence with
+//! its own chunked path (no special tokens), turns it into the `tokenizers::Encoding` the
+//! reference pipeline would have made (type id 1 for a pair's second text, as
+//! `encode_single_sequence` does), and runs those same three `tokenizers` functions on it
+//! ([`post_process`]): the result is the reference's by construction. The tokenizer's own
+//! `tokenizers::Tokenizer` is kept with neither truncation nor padding (the settings read from
+//! `tokenizer.json` move to [`Settings`] at load), so the chunked paths never truncate a piece.
+//!
+//! Batches: each item is post-processed (padded alone, as `tokenizers` does), then the batch
+//! is padded once more with [`pad_batch`] (to its longest item for `BatchLongest`), as
+//! `tokenizers`' `encode_batch` does.
+//!
+//! Ids-only results (`Output::Ids`) with truncation or padding: [`ids_single`] cuts and pads
+//! the ids the way the full path would (single sequence, fixed special-token frame), without
+//! building offsets or overflowing parts; anything else goes through the full path.
+
+use tokenizers::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
+use tokenizers::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
+use tokenizers::{Encoding as HfEncoding, PostProcessor};
+
+use crate::encoding::Encoding;
+use crate::error::{Error, Result};
+
+/// Truncation and padding in force on a tokenizer (`tokenizers`' `truncation` and `padding`).
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub truncation: Option<TruncationParams>,
+    pub padding: Option<PaddingParams>,
+}
+
+impl Settings {
+    pub fn is_empty(&self) -> bool {
+        self.truncation.is_none() && self.padding.is_none()
+    }
+}
+
+/// Special tokens the post-processor adds (`TokenizerImpl::get_n_added_tokens`).
+pub(crate) fn n_added_tokens(tok: &tokenizers::Tokenizer, is_pair: bool) -> usize {
+    tok.get_post_processor().map(|p| p.added_tokens(is_pair)).unwrap_or(0)
+}
+
+/// `TokenizerImpl::with_truncation`'s check: the stride must be below the effective max length
+/// (`max_length` minus the special tokens of a single sequence). The subtraction wraps like
+/// the released `tokenizers` (built without overflow checks): a `max_length` below the number
+/// of special tokens passes and then truncates nothing.
+pub(crate) fn check_truncation(tok: &tokenizers::Tokenizer, params: &TruncationParams) -> Result<()> {
+    let n = n_added_tokens(tok, false);
+    let effective = params.max_length.wrapping_sub(n);
+    if effective < params.stride {
+        return Err(Error::InvalidArgument(format!(
+            "tokenizer stride set to {}, which is greater than or equal to its effective max length of {} (= {} original max length - {} added special tokens), ",
+            params.stride, effective, params.max_length, n
+        )));
+    }
+    Ok(())
+}
+
+/// `TokenizerImpl::post_process` with `settings` in place of the tokenizer's own (which are
+/// off): truncate, post-process, pad.
+pub(crate) fn post_process(
+    tok: &tokenizers::Tokenizer,
+    settings: &Settings,
+    encoding: HfEncoding,
+    pair: Option<HfEncoding>,
+    add_special_tokens: bool,
+) -> Result<HfEncoding> {
+    let (encoding, pair) = match &settings.truncation {
+        Some(trunc) => {
+            let n = n_added_tokens(tok, pair.is_some());
+            let params = if add_special_tokens && n > 0 {
+                TruncationParams { max_length: trunc.max_length.wrapping_sub(n), ..trunc.clone() }
+            } else {
+                trunc.clone()
+            };
+            // `Encoding::truncate` asserts that the stride is below the length it cuts to (a
+            // pair's half can be shorter than the effective max length): that is a bad argument
+            // here, not a crash.
+            let cut = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                tokenizers::utils::truncation::truncate_encodings(encoding, pair, &params)
+            }));
+            match cut {
+                Ok(r) => r.map_err(Error::tokenize)?,
+                Err(payload) => return Err(Error::InvalidArgument(format!("truncation: {}", panic_text(&payload)))),
+            }
+        }
+        None => (encoding, pair),
+    };
+    // The tokenizer's own truncation and padding are off: this is the post-processor alone.
+    let processed = tok.post_process(encoding, pair, add_special_tokens).map_err(Error::tokenize)?;
+    Ok(match &settings.padding {
+        Some(params) => {
+            let mut one = [processed];
+            tokenizers::utils::padding::pad_encodings(&mut one, params).map_err(Error::tokenize)?;
+            let [p] = one;
+            p
+        }
+        None => processed,
+    })
+}
+
+/// [`post_process`] into a yieldtok [`Encoding`].
+pub(crate) fn finish(
+    tok: &tokenizers::Tokenizer,
+    settings: &Settings,
+    encoding: HfEncoding,
+    pair: Option<HfEncoding>,
+    add_special_tokens: bool,
+) -> Result<Encoding> {
+    post_process(tok, settings, encoding, pair, add_special_tokens).map(Encoding::from)
+}
+
+/// The length `pad_encodings` pads `lengths` to (`None`: no padding).
+fn pad_target(params: &PaddingParams, longest: usize) -> usize {
+    let mut n = match params.strategy {
+        PaddingStrategy::Fixed(n) => n,
+        PaddingStrategy::BatchLongest => longest,
+    };
+    if let Some(m) = params.pad_to_multiple_of {
+        if m > 0 && n % m > 0 {
+            n += m - n % m;
+        }
+    }
+    n
+}
+
+/// `tokenizers`' `pad_encodings` over a batch of finished encodings (what `encode_batch` does
+/// after encoding each item).
+pub(crate) fn pad_batch(encodings: &mut [Encoding], params: &PaddingParams) {
+    if encodings.is_empty() {
+        return;
+    }
+    let longest = encodings.iter().map(Encoding::len).max().unwrap_or(0);
+    let target = pad_target(params, longest);
+    let left = matches!(params.direction, PaddingDirection::Left);
+    for e in encodings {
+        e.pad(target, params.pad_id, params.pad_type_id, left);
+    }
+}
+
+/// [`pad_batch`] over job outputs (all full or all ids-only, as one batch's options make them).
+pub(crate) fn pad_outputs(outs: &mut [crate::JobOutput], params: &PaddingParams) {
+    use crate::JobOutput;
+    let longest = outs.iter().map(|o| o.ids().len()).max().unwrap_or(0);
+    let target = pad_target(params, longest);
+    let left = matches!(params.direction, PaddingDirection::Left);
+    for o in outs {
+        match o {
+            JobOutput::Full(e) => e.pad(target, params.pad_id, params.pad_type_id, left),
+            JobOutput::Ids(v) => pad_ids(v, target, params),
+        }
+    }
+}
+
+/// [`pad_batch`] for ids-only results.
+pub(crate) fn pad_batch_ids(ids: &mut [Vec<u32>], params: &PaddingParams) {
+    let longest = ids.iter().map(Vec::len).max().unwrap_or(0);
+    let target = pad_target(params, longest);
+    for v in ids {
+        pad_ids(v, target, params);
+    }
+}
+
+fn pad_ids(v: &mut Vec<u32>, target: usize, params: &PaddingParams) {
+    if v.len() >= target {
+        return;
+    }
+    let k = target - v.len();
+    match params.direction {
+        PaddingDirection::Left => {
+            v.splice(0..0, std::iter::repeat_n(params.pad_id, k));
+        }
+        PaddingDirection::Right => v.extend(std::iter::repeat_n(params.pad_id, k)),
+    }
+}
+
+/// The ids [`post_process`] gives for a single sequence whose content ids are `content`, when
+/// the post-processor only adds `prefix` and `suffix` (`added` = `n_added_tokens(false)` must
+/// be their length): the same cut (`truncate_encodings` on one encoding keeps the first or last
+/// `max_length` tokens, errors for `only_second`), the same special tokens, the same padding.
+pub(crate) fn ids_single(settings: &Settings, prefix: &[u32], suffix: &[u32], mut content: Vec<u32>, add: bool) -> Result<Vec<u32>> {
+    if let Some(trunc) = &settings.truncation {
+        let n = prefix.len() + suffix.len();
+        let max = if add && n > 0 { trunc.max_length.wrapping_sub(n) } else { trunc.max_length };
+        if max == 0 {
+            content.clear();
+        } else if content.len() > max {
+            if trunc.strategy == TruncationStrategy::OnlySecond {
+                return Err(Error::tokenize(tokenizers::utils::truncation::TruncationError::SecondSequenceNotProvided));
+            }
+            match trunc.direction {
+                TruncationDirection::Right => content.truncate(max),
+                TruncationDirection::Left => {
+                    content.drain(..content.len() - max);
+                }
+            }
+        }
+    }
+    let mut ids = if add && !(prefix.is_empty() && suffix.is_empty()) {
+        let mut v = Vec::with_capacity(prefix.len() + content.len() + suffix.len());
+        v.extend_from_slice(prefix);
+        v.extend_from_slice(&content);
+        v.extend_from_slice(suffix);
+        v
+    } else {
+        content
+    };
+    if let Some(params) = &settings.padding {
+        let target = pad_target(params, ids.len());
+        pad_ids(&mut ids, target, params);
+    }
+    Ok(ids)
+}
+
+/// Where the post-processor puts the sequence range of a single text's content, as a function
+/// of the output length `L`: `(id, start, L - end)` for each recorded range (empty: none
+/// recorded). Read off `tok.post_process` on probe encodings of 1 and 3 tokens at load; `None`
+/// when they disagree (then the ranges of a full encode come from `tokenizers` itself).
+#[derive(Debug, Clone)]
+pub(crate) struct RangeShape(Vec<(usize, usize, usize)>);
+
+impl RangeShape {
+    pub(crate) fn probe(tok: &tokenizers::Tokenizer, add: bool) -> Option<RangeShape> {
+        let shape = |n: usize| -> Option<Vec<(usize, usize, usize)>> {
+            let enc = HfEncoding::new(
+                vec![0; n],
+                vec![0; n],
+                vec!["\u{0}".to_string(); n],
+                (0..n as u32).map(Some).collect(),
+                (0..n).map(|i| (i, i + 1)).collect(),
+                vec![0; n],
+                vec![1; n],
+                vec![],
+                Default::default(),
+            );
+            let out = tok.post_process(enc, None, add).ok()?;
+            let len = out.len();
+            crate::encoding::hf_sequence_ranges(&out)
+                .into_iter()
+                .map(|(id, r)| (r.end <= len && r.len() == n).then_some((id, r.start, len - r.end)))
+                .collect()
+        };
+        let one = shape(1)?;
+        (shape(3)? == one).then_some(RangeShape(one))
+    }
+
+    pub(crate) fn ranges(&self, len: usize) -> Vec<(usize, std::ops::Range<usize>)> {
+        // An empty range is `0..0`, as `crate::encoding::hf_sequence_ranges` gives it.
+        self.0
+            .iter()
+            .map(|&(id, start, tail)| {
+                let end = len.saturating_sub(tail).max(start);
+                (id, if end == start { 0..0 } else { start..end })
+            })
+            .collect()
+    }
+}
+
+fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "the stride must be below the length truncated to".into())
+}
