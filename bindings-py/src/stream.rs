@@ -36,7 +36,7 @@ impl DecodeStream {
     /// more ids are needed.
     fn step(&mut self, tokenizer: PyRef<'_, Tokenizer>, id: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
         let ids = ids_arg(id)?;
-        guard(|| self.inner.step(&tokenizer.tok, &ids))
+        guard(|| self.inner.step(&tokenizer.tok(), &ids))
     }
 
     /// Step many streams at once: `streams[i]` gets `ids[i]` (an id or a list of ids). Returns
@@ -75,7 +75,7 @@ impl DecodeStream {
             return Err(PyValueError::new_err(format!("{} streams but {} ids", held.len(), ends.len())));
         }
         let ids: Vec<&[u32]> = ends.iter().scan(0, |start, &end| Some(&flat[std::mem::replace(start, end)..end])).collect();
-        let tok = &tokenizer.tok;
+        let tok = &tokenizer.tok();
         let mut states: Vec<&mut yieldtok::DecodeStream> = held.iter_mut().map(|s| &mut s.inner).collect();
         let results = if states.len() >= DETACH_STREAMS {
             py.detach(|| tok.step_decode_streams(&mut states, &ids))

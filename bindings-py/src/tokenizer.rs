@@ -119,10 +119,10 @@ fn inputs_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<yieldtok::Input>, bool)> 
     for (i, item) in obj.try_iter()?.enumerate() {
         let item = item?;
         if item.is_instance_of::<PyString>() {
-            out.push(yieldtok::Input::Single(text_arg(&item, &format!("input[{i}]"))?));
+            out.push(yieldtok::Input::Single(text_arg(&item, &format!("texts[{i}]"))?));
         } else if (item.is_instance_of::<PyTuple>() || item.is_instance_of::<PyList>()) && item.len()? == 2 {
-            let a = text_arg(&item.get_item(0)?, &format!("input[{i}][0]"))?;
-            let b = text_arg(&item.get_item(1)?, &format!("input[{i}][1]"))?;
+            let a = text_arg(&item.get_item(0)?, &format!("texts[{i}][0]"))?;
+            let b = text_arg(&item.get_item(1)?, &format!("texts[{i}][1]"))?;
             out.push(yieldtok::Input::Pair(a, b));
             pairs = true;
         } else {
