@@ -81,6 +81,11 @@ fn origin_suffix(origin: &Option<String>) -> String {
     origin.as_ref().map(|o| format!(" ({o})")).unwrap_or_default()
 }
 
+/// The message of a caught panic's payload (a `&str` or a `String`), if it has one.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<String> {
+    payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned())
+}
+
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -91,12 +96,7 @@ impl Error {
 
     /// Turn the payload of a caught panic into an [`Error::Panic`].
     pub(crate) fn from_panic(payload: Box<dyn std::any::Any + Send>) -> Self {
-        let msg = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic payload".to_string());
-        Error::Panic(msg)
+        Error::Panic(panic_message(&*payload).unwrap_or_else(|| "unknown panic payload".to_string()))
     }
 
     /// Whether this error means "the caller gave bad input" (as opposed to I/O or cancellation);

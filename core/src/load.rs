@@ -22,10 +22,13 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 512 << 20;
 /// [`DEFAULT_MAX_FILE_BYTES`]. A larger file — or an endless one, such as `/dev/zero` or a pipe
 /// that never closes — is refused with [`Error::FileTooLarge`] after at most this many bytes.
 pub fn max_file_bytes() -> u64 {
-    std::env::var("YIELDTOK_MAX_FILE_BYTES")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(DEFAULT_MAX_FILE_BYTES)
+    env_limit("YIELDTOK_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)
+}
+
+/// A limit set by the environment variable `name` (a whole number, read at each call), or
+/// `default` when it is unset or not a number.
+pub(crate) fn env_limit(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(default)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {

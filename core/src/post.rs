@@ -86,7 +86,7 @@ pub(crate) fn post_process(
             }));
             match cut {
                 Ok(r) => r.map_err(Error::tokenize)?,
-                Err(payload) => return Err(Error::InvalidArgument(format!("truncation: {}", panic_text(&payload)))),
+                Err(payload) => return Err(Error::InvalidArgument(format!("truncation: {}", panic_text(&*payload)))),
             }
         }
         None => (encoding, pair),
@@ -261,10 +261,6 @@ impl RangeShape {
     }
 }
 
-fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "the stride must be below the length truncated to".into())
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    crate::error::panic_message(payload).unwrap_or_else(|| "the stride must be below the length truncated to".into())
 }

@@ -126,10 +126,7 @@ pub const DEFAULT_MAX_ID_HOLES: u64 = 1 << 20;
 /// The limit on unused ids below a vocabulary's largest id: `YIELDTOK_MAX_ID_HOLES` (read at
 /// each check) or [`DEFAULT_MAX_ID_HOLES`].
 pub fn max_id_holes() -> u64 {
-    std::env::var("YIELDTOK_MAX_ID_HOLES")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(DEFAULT_MAX_ID_HOLES)
+    crate::load::env_limit("YIELDTOK_MAX_ID_HOLES", DEFAULT_MAX_ID_HOLES)
 }
 
 /// The id-range limit for what sizes a table by the largest id: the ids of `vocab` may leave
