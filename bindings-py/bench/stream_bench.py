@@ -51,20 +51,13 @@ def main() -> None:
     for n in args.n:
         starts = [(i * 7919) % max(1, len(ids) - args.steps - 1) for i in range(n)]
 
-        def hf_loop():
-            streams = [HfStream(skip_special_tokens=False) for _ in range(n)]
+        def loop(stream_class, tok):
+            """One Python `step` call per stream per generated token."""
+            streams = [stream_class(skip_special_tokens=False) for _ in range(n)]
             t = time.perf_counter()
             for k in range(args.steps):
                 for s, st in zip(streams, starts):
-                    s.step(hf, ids[st + k])
-            return time.perf_counter() - t
-
-        def yt_loop():
-            streams = [yieldtok.DecodeStream(skip_special_tokens=False) for _ in range(n)]
-            t = time.perf_counter()
-            for k in range(args.steps):
-                for s, st in zip(streams, starts):
-                    s.step(yt, ids[st + k])
+                    s.step(tok, ids[st + k])
             return time.perf_counter() - t
 
         def yt_many():
@@ -76,8 +69,8 @@ def main() -> None:
             return time.perf_counter() - t
 
         per = n * args.steps / 1e6
-        a = statistics.median(hf_loop() for _ in range(args.runs)) / per
-        b = statistics.median(yt_loop() for _ in range(args.runs)) / per
+        a = statistics.median(loop(HfStream, hf) for _ in range(args.runs)) / per
+        b = statistics.median(loop(yieldtok.DecodeStream, yt) for _ in range(args.runs)) / per
         c = statistics.median(yt_many() for _ in range(args.runs)) / per
         print(f"{n:>6} {a:>14.3f}us {b:>12.3f}us {c:>8.3f}us   {a / c:.1f}x")
 

@@ -149,6 +149,7 @@ fn byte_of(c: char) -> Option<u8> {
 
 /// Streams stepped in one call are run in parallel from this many on (fewer are cheaper on the
 /// calling thread than the hand-over to the pool).
+#[cfg(not(target_arch = "wasm32"))]
 const PARALLEL_STREAMS: usize = 512;
 
 impl Tokenizer {
