@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use yieldtok::trajectory::{self as tj, PackOptions, Packed};
 
 use crate::encoding::{numpy_available, view, BOOL, F32, F64, I64, U32, U8, USIZE};
@@ -143,6 +143,15 @@ impl TokenizedResult {
         self.r.len()
     }
 
+    /// Pickles as `(_tokenized_result_from_bytes, (bytes,))`: the core's byte form
+    /// (`yieldtok::trajectory::wire`), deterministic and bit-exact (NaN logprobs included), so a
+    /// result crosses Ray's object store, `multiprocessing` and `datasets`' cache.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let bytes = PyBytes::new(py, &self.r.to_bytes());
+        let ctor = py.import("yieldtok._yieldtok")?.getattr("_tokenized_result_from_bytes")?;
+        PyTuple::new(py, [ctor, PyTuple::new(py, [bytes])?.into_any()])
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "TokenizedResult(tokens={}, trainable={}, advantage={}, weight={}, prompt_id={}, prompt_length={}, group={}, trajectory={}, history={})",
@@ -157,6 +166,13 @@ impl TokenizedResult {
             self.r.history_index
         )
     }
+}
+
+/// Unpickling entry point of `TokenizedResult` (see its `__reduce__`).
+#[pyfunction]
+pub fn _tokenized_result_from_bytes(bytes: &[u8]) -> PyResult<TokenizedResult> {
+    let r = tj::TokenizedResult::from_bytes(bytes).map_err(|e| TokenizerValueError::new_err(e.to_string()))?;
+    Ok(TokenizedResult { r: Arc::new(r) })
 }
 
 // ---- packing ----------------------------------------------------------------------------

@@ -21,6 +21,7 @@ __all__ = [
     "async_packed_tensors_from_tokenized_results",
     "_ArrayView",
     "_tokenizer_from_json",
+    "_tokenized_result_from_bytes",
     "scheduler_info",
     "wait_for_engine_loads",
     "TokenizerError",
@@ -170,6 +171,9 @@ class TokenizedResult:
         ``prompt_length`` 0, ``choice_offsets`` unchanged (a copy)."""
     def __len__(self) -> int:
         """Number of tokens."""
+    def __reduce__(self) -> Tuple[Any, Tuple[bytes]]:
+        """Pickles as its byte form (deterministic, bit-exact: NaN logprobs included), so results
+        cross Ray's object store, ``multiprocessing`` and ``datasets``' cache."""
 
 def packed_tensors_from_tokenized_results(
     results: Sequence[Any],
@@ -657,6 +661,9 @@ class _ArrayView:
 
     @property
     def __array_interface__(self) -> Dict[str, Any]: ...
+
+def _tokenized_result_from_bytes(bytes: bytes) -> TokenizedResult:
+    """Unpickling entry point of ``TokenizedResult``."""
 
 def _tokenizer_from_json(json: str) -> Tokenizer:
     """Unpickling entry point."""

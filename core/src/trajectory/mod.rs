@@ -18,7 +18,7 @@
 //! gets), `sentinel` (the sentinel id, usually without a second encode), `splice` (the spliced
 //! token list), `history` (one history), `group` (groups, advantages, weights, prompt ids and
 //! lengths, shuffles, parallelism), [`pack`] (packing), [`pyrandom`] (CPython's `random`),
-//! [`result`], [`error`].
+//! [`result`], [`wire`] (a result's byte form, for pickling and object stores), [`error`].
 //!
 //! Differences from ART, all on inputs ART mishandles: with `validate_sampled_tokens` (the
 //! default) a sampled id outside the vocabulary, a token string that is not in it, and a
@@ -38,6 +38,7 @@ mod messages;
 pub mod pack;
 pub mod pyrandom;
 pub mod result;
+pub mod wire;
 mod sentinel;
 mod splice;
 
