@@ -19,9 +19,11 @@ step "conformance vectors (tokenizers whole-text encode vs yieldtok, all fixture
 cargo run --quiet -p yieldtok-cli -- conformance --out target/conformance
 export YIELDTOK_REQUIRE_CONFORMANCE=1
 
-step "python environments: .venv (binding + its tests), .cache/venv-oracle (transformers, the chat-template oracle)"
+step "python environments: .venv (binding + its tests, Ray, datasets), .cache/venv-oracle (transformers, the chat-template oracle)"
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/pip install -q --disable-pip-version-check maturin==1.16.0 pytest 'pytest-asyncio>=1.5,<2' numpy uvloop 'tokenizers==0.23.*'
+.venv/bin/pip install -q --disable-pip-version-check maturin==1.16.0 pytest 'pytest-asyncio>=1.5,<2' numpy uvloop 'tokenizers==0.23.*' \
+  'ray[data]==2.60.0' 'datasets==5.2.0'   # scale-out tests: a real local Ray cluster, datasets.map(num_proc=2)
+export YIELDTOK_REQUIRE_SCALE_OUT=1
 [ -x .cache/venv-oracle/bin/python ] || python3 -m venv .cache/venv-oracle
 .cache/venv-oracle/bin/pip install -q --disable-pip-version-check 'transformers==5.24.0' 'jinja2==3.1.6'
 
