@@ -71,11 +71,33 @@ fn none() -> serde_json::Value {
     serde_json::json!([])
 }
 
-fn tmpdir(name: &str) -> PathBuf {
+/// A fresh folder under the system's temp dir, removed when dropped (also when the test fails).
+struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmpdir(name: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!("yieldtok-hostile-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TempDir(d)
 }
 
 /// Run `case` on `file` in a child under the address-space limit; its stdout.
