@@ -48,6 +48,10 @@ node --test tests/node/
 step "wasm binding: wasm32 build, Node tests, headless Chromium (demo)"
 bindings-wasm/scripts/test.sh
 
+step "packages: build dist/ (wheel, sdist, npm main + addon, browser) and install each where the source tree is not visible"
+scripts/package.sh
+scripts/test-packages.sh
+
 step "engine: pure Rust, so it builds for wasm32 as it is (cargo check, wasm32-unknown-unknown)"
 cargo check --quiet -p yieldtok-engine --target wasm32-unknown-unknown
 

@@ -59,9 +59,12 @@ const size = (f) => {
 };
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
 
+// The version is the workspace's (Cargo.toml, [workspace.package]): one place for every package.
+const pkgVersion = /\[workspace\.package\][^[]*?\nversion\s*=\s*"([^"]+)"/.exec(readFileSync(join(root, "Cargo.toml"), "utf8"))?.[1];
+if (!pkgVersion) throw new Error("no [workspace.package] version in Cargo.toml");
 const pkgJson = {
   name: "yieldtok-wasm",
-  version: "0.1.0",
+  version: pkgVersion,
   description: "yieldtok for browsers: exact tokenization in slices that never block the page",
   license: "Apache-2.0",
 };
