@@ -37,6 +37,10 @@ export CHAT_CASES="$root/target/chat-cases.json" CHAT_ORACLE="$root/target/chat-
   CHAT_FIXTURES="$root/.cache/fixtures" CHAT_FIXED_NOW=2024-07-26T09:05:03.000042 YIELDTOK_REQUIRE_ORACLE=1
 cargo test -p yieldtok-chat --test differential -- --nocapture 2>&1 | tail -n 25
 
+step "transformers-style attributes: expected values from transformers' PreTrainedTokenizerFast"
+.cache/venv-oracle/bin/python tests/oracle/attributes_oracle.py target/attrs-oracle.json --fixtures .cache/fixtures
+export ATTRS_ORACLE="$root/target/attrs-oracle.json" ATTRS_FIXTURES="$root/.cache/fixtures"
+
 step "python binding: build (maturin, release) and pytest"
 (cd bindings-py && VIRTUAL_ENV="$root/.venv" "$root/.venv/bin/maturin" develop --release --quiet)
 .venv/bin/pytest tests/python -q

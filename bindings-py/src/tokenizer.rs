@@ -187,6 +187,21 @@ impl Tokenizer {
         *self.core.write().unwrap_or_else(|e| e.into_inner()) = tok;
     }
 
+    fn special(&self, key: &str) -> Option<String> {
+        self.tok().config().and_then(|c| c.special_token(key)).map(str::to_string)
+    }
+
+    fn special_id(&self, key: &str) -> Option<u32> {
+        self.special(key).and_then(|t| self.tok().token_to_id(&t))
+    }
+
+    fn side(&self, key: &str) -> &'static str {
+        match self.tok().config().map(|c| c.side(key)) {
+            Some("left") => "left",
+            _ => "right",
+        }
+    }
+
     fn pad_id(&self) -> u32 {
         self.tok().padding().map(|p| p.pad_id).unwrap_or(0)
     }
@@ -255,6 +270,75 @@ impl Tokenizer {
             self.tok().vocab_size(true),
             self.tok().cut_rules().describe()
         )
+    }
+
+    // ---- transformers-style attributes (from tokenizer_config.json, as PreTrainedTokenizerFast) --
+
+    /// ``bos_token`` of ``tokenizer_config.json`` (``None`` when absent), as transformers.
+    #[getter]
+    fn bos_token(&self) -> Option<String> {
+        self.special("bos_token")
+    }
+
+    /// ``eos_token`` of ``tokenizer_config.json`` (``None`` when absent), as transformers.
+    #[getter]
+    fn eos_token(&self) -> Option<String> {
+        self.special("eos_token")
+    }
+
+    /// ``pad_token`` of ``tokenizer_config.json`` (``None`` when absent), as transformers.
+    #[getter]
+    fn pad_token(&self) -> Option<String> {
+        self.special("pad_token")
+    }
+
+    /// ``unk_token`` of ``tokenizer_config.json`` (``None`` when absent), as transformers.
+    #[getter]
+    fn unk_token(&self) -> Option<String> {
+        self.special("unk_token")
+    }
+
+    /// The id of :attr:`bos_token` (``None`` when there is none).
+    #[getter]
+    fn bos_token_id(&self) -> Option<u32> {
+        self.special_id("bos_token")
+    }
+
+    /// The id of :attr:`eos_token` (``None`` when there is none).
+    #[getter]
+    fn eos_token_id(&self) -> Option<u32> {
+        self.special_id("eos_token")
+    }
+
+    /// The id of :attr:`pad_token` (``None`` when there is none).
+    #[getter]
+    fn pad_token_id(&self) -> Option<u32> {
+        self.special_id("pad_token")
+    }
+
+    /// The id of :attr:`unk_token` (``None`` when there is none).
+    #[getter]
+    fn unk_token_id(&self) -> Option<u32> {
+        self.special_id("unk_token")
+    }
+
+    /// ``model_max_length`` of ``tokenizer_config.json``; transformers' ``int(1e30)`` when
+    /// absent or not a finite integer.
+    #[getter]
+    fn model_max_length(&self) -> u128 {
+        self.tok().config().and_then(|c| c.model_max_length).map_or(1_000_000_000_000_000_019_884_624_838_656, u128::from)
+    }
+
+    /// ``padding_side`` of ``tokenizer_config.json`` (``"left"`` or ``"right"``, default ``"right"``).
+    #[getter]
+    fn padding_side(&self) -> &'static str {
+        self.side("padding_side")
+    }
+
+    /// ``truncation_side`` of ``tokenizer_config.json`` (``"left"`` or ``"right"``, default ``"right"``).
+    #[getter]
+    fn truncation_side(&self) -> &'static str {
+        self.side("truncation_side")
     }
 
     /// Where the tokenizer was loaded from (path), if known.

@@ -95,6 +95,15 @@ impl TokenizerConfig {
         crate::chat_template::special_tokens_from_config(&Value::Object(self.raw.clone()))
     }
 
+    /// `padding_side` / `truncation_side` (`key`) as transformers reads them: the config's
+    /// `"left"` or `"right"`, else `"right"`.
+    pub fn side(&self, key: &str) -> &str {
+        match self.raw.get(key).and_then(Value::as_str) {
+            Some("left") => "left",
+            _ => "right",
+        }
+    }
+
     /// The string of a special token by attribute name (`"bos_token"`, …).
     pub fn special_token(&self, key: &str) -> Option<&str> {
         self.special_tokens.get(key).and_then(Value::as_str)

@@ -62,9 +62,12 @@ __all__ = [
     "__version__",
 ]
 
+from ._transformers import add_attributes as _add_transformers_attributes  # noqa: E402
+
 _PathLike = Union[str, "_os.PathLike[str]"]
 
 
+@_add_transformers_attributes
 class AsyncTokenizer:
     """A tokenizer whose ``encode``, ``encode_batch``, ``decode``, ``decode_batch``, ``count``
     and trajectory methods (``tokenize_trajectory_groups``, ``tokenize_trajectory``,

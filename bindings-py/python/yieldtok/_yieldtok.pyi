@@ -404,6 +404,39 @@ class Tokenizer:
         """Write the ``tokenizer.json`` text to ``path`` (same bytes as ``tokenizers``' ``save``);
         raises ``TokenizerOSError`` when the file cannot be written."""
     @property
+    def bos_token(self) -> Optional[str]:
+        """``bos_token`` of ``tokenizer_config.json`` (None when absent), as transformers'."""
+    @property
+    def bos_token_id(self) -> Optional[int]:
+        """The id of :attr:`bos_token` (None when there is none)."""
+    @property
+    def eos_token(self) -> Optional[str]:
+        """``eos_token`` of ``tokenizer_config.json`` (None when absent), as transformers'."""
+    @property
+    def eos_token_id(self) -> Optional[int]:
+        """The id of :attr:`eos_token` (None when there is none)."""
+    @property
+    def pad_token(self) -> Optional[str]:
+        """``pad_token`` of ``tokenizer_config.json`` (None when absent), as transformers'."""
+    @property
+    def pad_token_id(self) -> Optional[int]:
+        """The id of :attr:`pad_token` (None when there is none)."""
+    @property
+    def unk_token(self) -> Optional[str]:
+        """``unk_token`` of ``tokenizer_config.json`` (None when absent), as transformers'."""
+    @property
+    def unk_token_id(self) -> Optional[int]:
+        """The id of :attr:`unk_token` (None when there is none)."""
+    @property
+    def model_max_length(self) -> int:
+        """``model_max_length`` of ``tokenizer_config.json``; ``int(1e30)`` when absent, as transformers."""
+    @property
+    def padding_side(self) -> str:
+        """``padding_side`` of ``tokenizer_config.json``: ``"left"`` or ``"right"`` (default)."""
+    @property
+    def truncation_side(self) -> str:
+        """``truncation_side`` of ``tokenizer_config.json``: ``"left"`` or ``"right"`` (default)."""
+    @property
     def origin(self) -> Optional[str]:
         """Where the tokenizer was loaded from, if known."""
     @property
