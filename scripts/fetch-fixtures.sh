@@ -47,7 +47,7 @@ for name in "${names[@]}"; do
       echo "training the synthetic SentencePiece Unigram fixture (PyPI sentencepiece)" >&2
       venv="$root/.cache/venv-spm"
       [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-      "$venv/bin/pip" install -q --disable-pip-version-check 'sentencepiece==0.2.3'
+      "$venv/bin/python" -m pip install -q --disable-pip-version-check 'sentencepiece==0.2.3'
       "$venv/bin/python" "$root/scripts/spm_fixture.py" "$root/crates/yieldtok-testkit/src/corpus.rs" "$out.partial"
       ;;
   esac
