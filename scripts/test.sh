@@ -11,6 +11,10 @@ step() { printf '\n== %s\n' "$*"; }
 step "fixtures"
 scripts/fetch-fixtures.sh
 
+step "rust: format gate (cargo fmt --all --check, rustfmt.toml)"
+rustup component add rustfmt >/dev/null 2>&1 || true
+cargo fmt --all --check
+
 step "rust: cargo test --workspace"
 cargo test --workspace --no-fail-fast 2>&1 | tee target/rust-tests.log
 grep -q "test result: ok" target/rust-tests.log

@@ -28,11 +28,17 @@ impl ToNapiValue for EncodingBuffers {
         }
         let mut data = std::ptr::null_mut();
         let mut buf = std::ptr::null_mut();
-        check_status!(unsafe { sys::napi_create_arraybuffer(env, v.len() * 4, &mut data, &mut buf) }, "create ArrayBuffer")?;
+        check_status!(
+            unsafe { sys::napi_create_arraybuffer(env, v.len() * 4, &mut data, &mut buf) },
+            "create ArrayBuffer"
+        )?;
         // SAFETY: `data` is a fresh buffer of `v.len() * 4` bytes.
         unsafe { std::ptr::copy_nonoverlapping(v.as_ptr().cast::<u8>(), data.cast::<u8>(), v.len() * 4) };
         let mut out = std::ptr::null_mut();
-        check_status!(unsafe { sys::napi_create_typedarray(env, sys::TypedarrayType::uint32_array, v.len(), buf, 0, &mut out) }, "create Uint32Array")?;
+        check_status!(
+            unsafe { sys::napi_create_typedarray(env, sys::TypedarrayType::uint32_array, v.len(), buf, 0, &mut out) },
+            "create Uint32Array"
+        )?;
         Ok(out)
     }
 }

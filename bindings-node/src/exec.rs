@@ -74,7 +74,9 @@ where
                 let Some(fut) = guard.as_mut() else { return };
                 let mut cx = Context::from_waker(&waker);
                 let r = match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx))) {
-                    Ok(Poll::Pending) if self.aborted.load(Ordering::Acquire) => Ok(Poll::Ready(Err(yieldtok::Error::Cancelled))),
+                    Ok(Poll::Pending) if self.aborted.load(Ordering::Acquire) => {
+                        Ok(Poll::Ready(Err(yieldtok::Error::Cancelled)))
+                    }
                     r => r,
                 };
                 if !matches!(r, Ok(Poll::Pending)) {
@@ -106,7 +108,10 @@ where
 }
 
 fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic payload".into())
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic payload".into())
 }
 
 impl<T, F> Wake for Task<T, F>
@@ -145,7 +150,9 @@ impl<T, F: Future<Output = yieldtok::Result<T>>> Drop for Task<T, F> {
         // Every waker is gone and the future never completed: report it rather than leave a
         // promise pending (and the event loop referenced) forever.
         if let Some(done) = self.on_done.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = catch_unwind(AssertUnwindSafe(|| done(Err(yieldtok::Error::Panic("the future was dropped before it completed".into())))));
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                done(Err(yieldtok::Error::Panic("the future was dropped before it completed".into())))
+            }));
         }
     }
 }

@@ -219,7 +219,12 @@ impl NativeTokenizer {
 
     /// `ids` concatenated, sequence `i` being `ids[starts[i]..starts[i+1]]`.
     #[napi]
-    pub fn decode_batch_sync(&self, ids: Uint32Array, starts: Uint32Array, skip_special_tokens: bool) -> Result<Vec<String>> {
+    pub fn decode_batch_sync(
+        &self,
+        ids: Uint32Array,
+        starts: Uint32Array,
+        skip_special_tokens: bool,
+    ) -> Result<Vec<String>> {
         let seqs = split_batch(&ids, &starts)?;
         guard(|| self.tok.decode_batch(&seqs, skip_special_tokens))
     }
@@ -228,7 +233,13 @@ impl NativeTokenizer {
 
     /// Encode on the core scheduler; resolves to [`EncodingBuffers`] for one encoding.
     #[napi(ts_return_type = "Promise<Uint32Array>")]
-    pub fn encode<'env>(&self, env: &'env Env, text: JsString, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
+    pub fn encode<'env>(
+        &self,
+        env: &'env Env,
+        text: JsString,
+        add_special_tokens: bool,
+        token: Option<&CancelToken>,
+    ) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<EncodingBuffers, Resolver<EncodingBuffers>>()?;
         let text = Text::read(text)?;
         let opts = EncodeOptions { add_special_tokens, ..Default::default() };
@@ -244,7 +255,13 @@ impl NativeTokenizer {
 
     /// Ids only (no offsets; served by the fast engine once it has loaded), on the core scheduler.
     #[napi(ts_return_type = "Promise<Uint32Array>")]
-    pub fn encode_ids<'env>(&self, env: &'env Env, text: JsString, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
+    pub fn encode_ids<'env>(
+        &self,
+        env: &'env Env,
+        text: JsString,
+        add_special_tokens: bool,
+        token: Option<&CancelToken>,
+    ) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<Uint32Array, Resolver<Uint32Array>>()?;
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
         self.run_encode(env, Text::read(text)?, opts, token, move |r| {
@@ -260,10 +277,18 @@ impl NativeTokenizer {
 
     /// Number of tokens, on the core scheduler (ids only, no offsets).
     #[napi(ts_return_type = "Promise<number>")]
-    pub fn count<'env>(&self, env: &'env Env, text: JsString, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
+    pub fn count<'env>(
+        &self,
+        env: &'env Env,
+        text: JsString,
+        add_special_tokens: bool,
+        token: Option<&CancelToken>,
+    ) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<u32, Resolver<u32>>()?;
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
-        self.run_encode(env, Text::read(text)?, opts, token, move |r| settle(deferred, r.map_err(js_err).map(|(o, _)| o.ids().len() as u32), |n| n));
+        self.run_encode(env, Text::read(text)?, opts, token, move |r| {
+            settle(deferred, r.map_err(js_err).map(|(o, _)| o.ids().len() as u32), |n| n)
+        });
         Ok(promise)
     }
 
@@ -272,7 +297,13 @@ impl NativeTokenizer {
     /// all are done, in order, to one [`EncodingBuffers`]. The first error cancels the rest and
     /// rejects.
     #[napi(ts_return_type = "Promise<Uint32Array>")]
-    pub fn encode_batch<'env>(&self, env: &'env Env, texts: Vec<String>, add_special_tokens: bool, token: Option<&CancelToken>) -> Result<Object<'env>> {
+    pub fn encode_batch<'env>(
+        &self,
+        env: &'env Env,
+        texts: Vec<String>,
+        add_special_tokens: bool,
+        token: Option<&CancelToken>,
+    ) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<EncodingBuffers, Resolver<EncodingBuffers>>()?;
         let texts: Arc<[Arc<str>]> = texts.into_iter().map(Arc::from).collect();
         // A long text is assembled in the batch's poll: poll in a task of its own then. Many
@@ -289,7 +320,9 @@ impl NativeTokenizer {
                         .into_iter()
                         .map(|o| match o {
                             JobOutput::Full(enc) => Ok(enc),
-                            JobOutput::Ids(_) => Err(yieldtok::Error::Panic("ids-only output for a full encode".into())),
+                            JobOutput::Ids(_) => {
+                                Err(yieldtok::Error::Panic("ids-only output for a full encode".into()))
+                            }
                         })
                         .collect::<yieldtok::Result<Vec<_>>>()?;
                     Ok(Flat::many(encs.iter().zip(texts.iter().map(|t| &**t))).into_js())
@@ -320,7 +353,13 @@ impl NativeTokenizer {
     /// `ids` concatenated, sequence `i` being `ids[starts[i]..starts[i+1]]`. Short batches are
     /// decoded at once, long ones on the core scheduler (`Tokenizer::decode_batch_async`).
     #[napi(ts_return_type = "Promise<string[]>")]
-    pub fn decode_batch<'env>(&self, env: &'env Env, ids: Uint32Array, starts: Uint32Array, skip_special_tokens: bool) -> Result<Object<'env>> {
+    pub fn decode_batch<'env>(
+        &self,
+        env: &'env Env,
+        ids: Uint32Array,
+        starts: Uint32Array,
+        skip_special_tokens: bool,
+    ) -> Result<Object<'env>> {
         let seqs = split_batch(&ids, &starts);
         if ids.len() >= DECODE_OFFLOAD_IDS {
             if let Ok(seqs) = seqs {
@@ -339,17 +378,21 @@ fn split_batch<'a>(ids: &'a [u32], starts: &[u32]) -> Result<Vec<&'a [u32]>> {
     if starts.first().copied().unwrap_or(0) != 0 || starts.last().map(|&s| s as usize) != Some(ids.len()) {
         return Err(bad());
     }
-    starts
-        .windows(2)
-        .map(|w| if w[0] <= w[1] { Ok(&ids[w[0] as usize..w[1] as usize]) } else { Err(bad()) })
-        .collect()
+    starts.windows(2).map(|w| if w[0] <= w[1] { Ok(&ids[w[0] as usize..w[1] as usize]) } else { Err(bad()) }).collect()
 }
 
 impl NativeTokenizer {
     /// Encode `text` on the core scheduler (a long text is first transcoded there, see
     /// [`text`]) and hand the output and the UTF-8 text to `on_done`, on the thread that
     /// completes it (see [`exec`]). Aborting `token` drops the work: remaining pieces never run.
-    fn run_encode(&self, env: &Env, text: Text, opts: EncodeOptions, token: Option<&CancelToken>, on_done: impl FnOnce(yieldtok::Result<(JobOutput, Arc<str>)>) + Send + 'static) {
+    fn run_encode(
+        &self,
+        env: &Env,
+        text: Text,
+        opts: EncodeOptions,
+        token: Option<&CancelToken>,
+        on_done: impl FnOnce(yieldtok::Result<(JobOutput, Arc<str>)>) + Send + 'static,
+    ) {
         let heavy = text.is_long();
         let tok = self.tok.clone();
         let fut = async move {

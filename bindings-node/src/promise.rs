@@ -26,7 +26,12 @@ pub fn settle<D: ToNapiValue + 'static, T: Send + 'static>(deferred: Deferred<D>
 /// A promise for `fut`: resolves to `to_js(output)` (on the JS thread; an `Err` rejects), rejects
 /// with the core's error. Aborting `token` drops the task (it never starts if it has not yet)
 /// and rejects.
-pub fn run_task<'env, T, D>(env: &'env Env, fut: TaskFuture<T>, token: Option<&CancelToken>, to_js: fn(T) -> Result<D>) -> Result<Object<'env>>
+pub fn run_task<'env, T, D>(
+    env: &'env Env,
+    fut: TaskFuture<T>,
+    token: Option<&CancelToken>,
+    to_js: fn(T) -> Result<D>,
+) -> Result<Object<'env>>
 where
     T: Send + 'static,
     D: ToNapiValue + 'static,

@@ -30,7 +30,9 @@ impl Text {
         let mut written = 0usize;
         let v = s.value();
         // SAFETY: `buf` has room for `units` code units and the terminating NUL napi writes.
-        check_status!(unsafe { napi::sys::napi_get_value_string_utf16(v.env, v.value, buf.as_mut_ptr(), buf.len(), &mut written) })?;
+        check_status!(unsafe {
+            napi::sys::napi_get_value_string_utf16(v.env, v.value, buf.as_mut_ptr(), buf.len(), &mut written)
+        })?;
         buf.truncate(written);
         Ok(Text::Utf16(buf))
     }

@@ -15,7 +15,8 @@ use napi::Env;
 use napi_derive::napi;
 use serde_json::Value;
 use yieldtok::trajectory::{
-    self, GroupResult, PackOptions, Packed, TokenizedResult, ToolSchemaFormat, TrajectoryError, TrajectoryOptions, TrajectoryTokenizer,
+    self, GroupResult, PackOptions, Packed, TokenizedResult, ToolSchemaFormat, TrajectoryError, TrajectoryOptions,
+    TrajectoryTokenizer,
 };
 
 use crate::cancel::CancelToken;
@@ -62,7 +63,9 @@ fn options(a: TrajectoryArgs) -> Result<TrajectoryOptions> {
         allow_training_without_logprobs: a.allow_training_without_logprobs.unwrap_or(d.allow_training_without_logprobs),
         scale_rewards: a.scale_rewards.unwrap_or(d.scale_rewards),
         shuffle_group_trajectories: a.shuffle_group_trajectories.unwrap_or(d.shuffle_group_trajectories),
-        drop_zero_advantage_trajectories: a.drop_zero_advantage_trajectories.unwrap_or(d.drop_zero_advantage_trajectories),
+        drop_zero_advantage_trajectories: a
+            .drop_zero_advantage_trajectories
+            .unwrap_or(d.drop_zero_advantage_trajectories),
         chat_template_kwargs,
         tool_schema_format,
         seed: seed(a.seed.as_deref())?,
@@ -143,7 +146,10 @@ impl Tokenized {
 
     fn into_js(self) -> Result<TrajectoryOutput> {
         let (results, errors) = self.0.map_err(whole)?;
-        Ok(TrajectoryOutput { results: results.into_iter().map(result_js).collect(), errors: errors.into_iter().map(error_js).collect() })
+        Ok(TrajectoryOutput {
+            results: results.into_iter().map(result_js).collect(),
+            errors: errors.into_iter().map(error_js).collect(),
+        })
     }
 }
 
@@ -167,7 +173,11 @@ fn result_js(r: TokenizedResult) -> ResultBuffers {
         logprobs: Float64Array::new(r.logprobs),
         input_pos: Uint32Array::new(r.input_pos),
         choice_offsets: Uint32Array::new(r.choice_offsets.into_iter().map(u32_of).collect()),
-        extra_logprobs: r.extra_logprobs.into_iter().map(|(name, v)| ExtraLogprobs { name, values: Float64Array::new(v) }).collect(),
+        extra_logprobs: r
+            .extra_logprobs
+            .into_iter()
+            .map(|(name, v)| ExtraLogprobs { name, values: Float64Array::new(v) })
+            .collect(),
         advantage: r.advantage,
         weight: r.weight,
         prompt_id: BigInt::from(r.prompt_id),
@@ -200,8 +210,15 @@ fn whole(e: TrajectoryError) -> Error {
 }
 
 /// Parse and tokenize; stops between histories once `cancel` is set (then `Err(Cancelled)`).
-fn tokenize(tok: &yieldtok::Tokenizer, json: &[u8], opts: &TrajectoryOptions, cancel: &yieldtok::CancelFlag) -> yieldtok::Result<Tokenized> {
-    let tt = match trajectory::parse_groups(json).and_then(|g| Ok((g, TrajectoryTokenizer::new(tok, opts.chat_template.as_deref())?))) {
+fn tokenize(
+    tok: &yieldtok::Tokenizer,
+    json: &[u8],
+    opts: &TrajectoryOptions,
+    cancel: &yieldtok::CancelFlag,
+) -> yieldtok::Result<Tokenized> {
+    let tt = match trajectory::parse_groups(json)
+        .and_then(|g| Ok((g, TrajectoryTokenizer::new(tok, opts.chat_template.as_deref())?)))
+    {
         Ok(x) => x,
         Err(e) => return Ok(Tokenized(Err(e))),
     };
@@ -226,13 +243,22 @@ impl NativeTokenizer {
             Either::A(s) => s.into_bytes(),
             Either::B(b) => b.to_vec(),
         };
-        run_task(env, self.tok.spawn_cancellable(move |tok, cancel| tokenize(tok, &json, &opts, cancel)), token, Tokenized::into_js)
+        run_task(
+            env,
+            self.tok.spawn_cancellable(move |tok, cancel| tokenize(tok, &json, &opts, cancel)),
+            token,
+            Tokenized::into_js,
+        )
     }
 
     /// [`tokenize_trajectories`](Self::tokenize_trajectories) on the calling thread (histories
     /// still in parallel on the core's pool).
     #[napi]
-    pub fn tokenize_trajectories_sync(&self, groups: Either<String, Uint8Array>, args: TrajectoryArgs) -> Result<TrajectoryOutput> {
+    pub fn tokenize_trajectories_sync(
+        &self,
+        groups: Either<String, Uint8Array>,
+        args: TrajectoryArgs,
+    ) -> Result<TrajectoryOutput> {
         let opts = options(args)?;
         let json: &[u8] = match &groups {
             Either::A(s) => s.as_bytes(),
@@ -380,7 +406,12 @@ fn packed_js(p: std::result::Result<Packed, TrajectoryError>) -> Result<PackedBu
 /// Pack tokenized results on the core scheduler. The fields packing reads are copied out of
 /// the JS arrays first (on the calling thread: a memcpy).
 #[napi(ts_return_type = "Promise<PackedBuffers>")]
-pub fn pack_trajectories<'env>(env: &'env Env, results: Vec<PackInput>, args: PackArgs, token: Option<&CancelToken>) -> Result<Object<'env>> {
+pub fn pack_trajectories<'env>(
+    env: &'env Env,
+    results: Vec<PackInput>,
+    args: PackArgs,
+    token: Option<&CancelToken>,
+) -> Result<Object<'env>> {
     let opts = pack_options(&args)?;
     let results = pack_inputs(&results)?;
     run_task(env, yieldtok::spawn(move || Ok(pack(&results, &opts))), token, packed_js)

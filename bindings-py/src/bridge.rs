@@ -92,7 +92,10 @@ where
     let event_loop = py.import(pyo3::intern!(py, "asyncio"))?.call_method0(pyo3::intern!(py, "get_running_loop"))?;
     let py_fut = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
     let (cancel_tx, cancel_rx) = tokio::sync::oneshot::channel::<()>();
-    py_fut.call_method1(pyo3::intern!(py, "add_done_callback"), (OnDone { cancel: Mutex::new(Some(cancel_tx)), handles },))?;
+    py_fut.call_method1(
+        pyo3::intern!(py, "add_done_callback"),
+        (OnDone { cancel: Mutex::new(Some(cancel_tx)), handles },),
+    )?;
     let target = (event_loop.unbind(), py_fut.clone().unbind());
     rt.spawn(async move {
         // Its own task, so that a panic comes back as a `JoinError` instead of being lost.
@@ -106,7 +109,9 @@ where
         let outcome: PyResult<T> = match work.await {
             Ok(Some(r)) => r,
             Ok(None) => return,
-            Err(e) if e.is_panic() => Err(TokenizerInternalError::new_err(format!("internal panic: {}", panic_message(&e.into_panic())))),
+            Err(e) if e.is_panic() => {
+                Err(TokenizerInternalError::new_err(format!("internal panic: {}", panic_message(&e.into_panic()))))
+            }
             Err(_) => return,
         };
         tokio::task::spawn_blocking(move || attach_unless_closed(move |py| deliver(py, target, outcome)));
@@ -115,7 +120,11 @@ where
 }
 
 /// Hand `outcome` to the loop thread, which sets it on the future if still pending.
-fn deliver<T: for<'a> IntoPyObject<'a>>(py: Python<'_>, (event_loop, fut): (Py<PyAny>, Py<PyAny>), outcome: PyResult<T>) {
+fn deliver<T: for<'a> IntoPyObject<'a>>(
+    py: Python<'_>,
+    (event_loop, fut): (Py<PyAny>, Py<PyAny>),
+    outcome: PyResult<T>,
+) {
     let (ok, value) = match outcome.and_then(|v| v.into_py_any(py)) {
         Ok(v) => (true, v),
         Err(e) => (false, e.into_value(py).into_any()),

@@ -44,7 +44,9 @@ fn find_bad_value(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Option<St
             return None;
         }
         let x = f.repr().map(|r| r.to_string()).unwrap_or_default();
-        return Some(format!("{path}: the float {x} is not a JSON value (NaN and infinities cannot be passed to a chat template)"));
+        return Some(format!(
+            "{path}: the float {x} is not a JSON value (NaN and infinities cannot be passed to a chat template)"
+        ));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         for (k, v) in d.iter() {

@@ -38,7 +38,12 @@ impl EncData {
         Self::with_pair(enc, text, None, tok)
     }
 
-    pub fn with_pair(enc: yieldtok::Encoding, text: Arc<str>, pair: Option<Arc<str>>, tok: yieldtok::Tokenizer) -> Arc<Self> {
+    pub fn with_pair(
+        enc: yieldtok::Encoding,
+        text: Arc<str>,
+        pair: Option<Arc<str>>,
+        tok: yieldtok::Tokenizer,
+    ) -> Arc<Self> {
         let chars = pair.is_some();
         Arc::new(EncData { enc, text, pair, chars, tok, char_offsets: OnceLock::new() })
     }
@@ -55,10 +60,7 @@ impl EncData {
                 converted = self.enc.char_offsets(&self.text);
                 &converted
             };
-            let v: Vec<[i64; 2]> = offsets
-                .iter()
-                .map(|&(s, e)| [s as i64, e as i64])
-                .collect();
+            let v: Vec<[i64; 2]> = offsets.iter().map(|&(s, e)| [s as i64, e as i64]).collect();
             Arc::new(v)
         };
         let v = if self.enc.len() >= DETACH_TOKENS { py.detach(compute) } else { compute() };
@@ -127,9 +129,9 @@ fn numpy_asarray(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     ASARRAY
         .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-            let np = py.import("numpy").map_err(|e| {
-                PyImportError::new_err(format!("numpy views need numpy (pip install numpy): {e}"))
-            })?;
+            let np = py
+                .import("numpy")
+                .map_err(|e| PyImportError::new_err(format!("numpy views need numpy (pip install numpy): {e}")))?;
             Ok(np.getattr("asarray")?.unbind())
         })
         .map(|f| f.bind(py))
@@ -246,7 +248,11 @@ impl Encoding {
     #[getter]
     fn overflowing(&self) -> Vec<Encoding> {
         let d = &self.d;
-        d.enc.overflowing.iter().map(|o| Encoding { d: EncData::with_pair(o.clone(), d.text.clone(), d.pair.clone(), d.tok.clone()) }).collect()
+        d.enc
+            .overflowing
+            .iter()
+            .map(|o| Encoding { d: EncData::with_pair(o.clone(), d.text.clone(), d.pair.clone(), d.tok.clone()) })
+            .collect()
     }
 
     /// The sequence of each token: 0 (the text, or a pair's first text), 1 (a pair's second
@@ -337,7 +343,8 @@ impl BatchEncoding {
             }
             return Ok(PyList::new(py, out)?.into_any());
         }
-        let i: isize = index.extract().map_err(|_| PyTypeError::new_err("BatchEncoding indices must be integers or slices"))?;
+        let i: isize =
+            index.extract().map_err(|_| PyTypeError::new_err("BatchEncoding indices must be integers or slices"))?;
         let n = self.items.len() as isize;
         let j = if i < 0 { i + n } else { i };
         if j < 0 || j >= n {
@@ -389,6 +396,10 @@ impl BatchEncoding {
     }
 
     fn __repr__(&self) -> String {
-        format!("BatchEncoding(len={}, max_tokens={})", self.items.len(), self.items.iter().map(|e| e.enc.len()).max().unwrap_or(0))
+        format!(
+            "BatchEncoding(len={}, max_tokens={})",
+            self.items.len(),
+            self.items.iter().map(|e| e.enc.len()).max().unwrap_or(0)
+        )
     }
 }

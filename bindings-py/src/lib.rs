@@ -18,14 +18,13 @@ mod blocking;
 mod bridge;
 mod chat;
 mod encoding;
-mod longtext;
 mod errors;
+mod longtext;
 mod pyjson;
 mod stream;
 mod tokenized;
 mod tokenizer;
 mod trajectory;
-
 
 /// Threads and queued jobs of the core scheduler (for tests and metrics).
 #[pyfunction]

@@ -50,7 +50,9 @@ impl LongText {
                 let _guard = SetOnDrop(stop.clone());
                 match tokio::task::spawn_blocking(move || read_in_pieces(s, &what, &stop)).await {
                     Ok(r) => r,
-                    Err(e) => Err(crate::errors::TokenizerInternalError::new_err(format!("reading a long str failed: {e}"))),
+                    Err(e) => {
+                        Err(crate::errors::TokenizerInternalError::new_err(format!("reading a long str failed: {e}")))
+                    }
                 }
             }
         }

@@ -55,7 +55,13 @@ const MAX_DEPTH: usize = 512;
 pub fn to_json_bytes(obj: &Bound<'_, PyAny>, hook: Hook, groups: bool) -> PyResult<Vec<u8>> {
     let root = if groups { Place::Groups } else { Place::Any };
     let write = |careful: bool| {
-        let ctx = Ctx { hook, err: RefCell::new(None), careful, path: RefCell::new(Vec::new()), failed_at: RefCell::new(None) };
+        let ctx = Ctx {
+            hook,
+            err: RefCell::new(None),
+            careful,
+            path: RefCell::new(Vec::new()),
+            failed_at: RefCell::new(None),
+        };
         let mut out = Vec::with_capacity(1 << 16);
         match serde_json::to_writer(&mut out, &Node { obj, ctx: &ctx, depth: 0, place: root }) {
             Ok(()) => Ok(out),
@@ -214,19 +220,29 @@ impl<'a, 'py> Node<'a, 'py> {
     }
 
     /// Write a dict entry (of a dict at `place`), or leave it out (see the module docs).
-    fn entry<M: SerializeMap>(&self, m: &mut M, place: Place, k: &Bound<'py, PyAny>, v: &Bound<'py, PyAny>) -> Result<(), M::Error> {
+    fn entry<M: SerializeMap>(
+        &self,
+        m: &mut M,
+        place: Place,
+        k: &Bound<'py, PyAny>,
+        v: &Bound<'py, PyAny>,
+    ) -> Result<(), M::Error> {
         if let Ok(key) = k.cast_exact::<PyString>() {
             let text = utf8(key).map_err(|e| self.fail::<M::Error>(e))?;
             return match Self::place_of(place, text) {
-                Some(child) => self.ctx.at(|| Seg::Key(text.to_string()), || m.serialize_entry(text, &self.child_at(v, child))),
+                Some(child) => {
+                    self.ctx.at(|| Seg::Key(text.to_string()), || m.serialize_entry(text, &self.child_at(v, child)))
+                }
                 None => Ok(()),
             };
         }
         let key = key_text(k).map_err(|e| self.fail::<M::Error>(e))?;
-        let name = || Seg::Key(match &key {
-            Key::Str(s) => s.to_string(),
-            Key::Text(t) => t.clone(),
-        });
+        let name = || {
+            Seg::Key(match &key {
+                Key::Str(s) => s.to_string(),
+                Key::Text(t) => t.clone(),
+            })
+        };
         self.ctx.at(name, || m.serialize_entry(&key, &self.child(v)))
     }
 
@@ -269,7 +285,9 @@ impl Serialize for Node<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let o = self.obj;
         if self.depth > MAX_DEPTH {
-            return Err(self.fail(PyRecursionError::new_err("maximum nesting depth exceeded while serialising trajectories")));
+            return Err(
+                self.fail(PyRecursionError::new_err("maximum nesting depth exceeded while serialising trajectories"))
+            );
         }
         if self.place == Place::Trajectory && self.ctx.careful {
             return self.careful_trajectory(s);
@@ -370,7 +388,10 @@ fn key_text<'a>(k: &'a Bound<'_, PyAny>) -> PyResult<Key<'a>> {
     }
     if let Ok(f) = k.cast::<PyFloat>() {
         if !f.value().is_finite() {
-            return Err(TokenizerValueError::new_err(format!("Out of range float values are not JSON compliant: {}", f.value())));
+            return Err(TokenizerValueError::new_err(format!(
+                "Out of range float values are not JSON compliant: {}",
+                f.value()
+            )));
         }
         return Ok(Key::Text(py.get_type::<PyFloat>().getattr(pyo3::intern!(py, "__repr__"))?.call1((k,))?.extract()?));
     }

@@ -56,8 +56,9 @@ impl DecodeStream {
                 pyo3::exceptions::PyTypeError::new_err(format!("streams[{i}] is not a yieldtok.DecodeStream"))
             })?;
             held.push(
-                s.try_borrow_mut()
-                    .map_err(|_| PyValueError::new_err(format!("streams[{i}] appears twice in streams (or is in use)")))?,
+                s.try_borrow_mut().map_err(|_| {
+                    PyValueError::new_err(format!("streams[{i}] appears twice in streams (or is in use)"))
+                })?,
             );
         }
         // All new ids in one buffer (most steps bring one plain int per stream), then a slice each.
@@ -74,7 +75,8 @@ impl DecodeStream {
         if ends.len() != held.len() {
             return Err(PyValueError::new_err(format!("{} streams but {} ids", held.len(), ends.len())));
         }
-        let ids: Vec<&[u32]> = ends.iter().scan(0, |start, &end| Some(&flat[std::mem::replace(start, end)..end])).collect();
+        let ids: Vec<&[u32]> =
+            ends.iter().scan(0, |start, &end| Some(&flat[std::mem::replace(start, end)..end])).collect();
         let tok = &tokenizer.tok();
         let mut states: Vec<&mut yieldtok::DecodeStream> = held.iter_mut().map(|s| &mut s.inner).collect();
         let results = if states.len() >= DETACH_STREAMS {

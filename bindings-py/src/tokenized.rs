@@ -19,7 +19,13 @@ use crate::errors::TokenizerValueError;
 use crate::trajectory::run_detached;
 
 /// A numpy view of `data` (owned by `owner`), or a list of it without numpy.
-fn array<'py, T>(py: Python<'py>, owner: Arc<dyn std::any::Any + Send + Sync>, data: &[T], shape: Vec<usize>, typestr: &'static str) -> PyResult<Bound<'py, PyAny>>
+fn array<'py, T>(
+    py: Python<'py>,
+    owner: Arc<dyn std::any::Any + Send + Sync>,
+    data: &[T],
+    shape: Vec<usize>,
+    typestr: &'static str,
+) -> PyResult<Bound<'py, PyAny>>
 where
     T: Copy + for<'a> IntoPyObject<'a>,
 {
@@ -206,7 +212,10 @@ fn results_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<tj::TokenizedResult>>
         let n = token_ids.len();
         out.push(Arc::new(tj::TokenizedResult {
             token_ids,
-            assistant_mask: field("assistant_mask")?.extract::<Vec<bool>>().map(|v| v.into_iter().map(u8::from).collect()).or_else(|_| field("assistant_mask")?.extract())?,
+            assistant_mask: field("assistant_mask")?
+                .extract::<Vec<bool>>()
+                .map(|v| v.into_iter().map(u8::from).collect())
+                .or_else(|_| field("assistant_mask")?.extract())?,
             logprobs: field("logprobs")?.extract()?,
             input_pos: field("input_pos")?.extract()?,
             choice_offsets: Vec::new(),
@@ -257,11 +266,25 @@ impl<'py> IntoPyObject<'py> for PackedOut {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn pack_options(seq_len: i64, pad_token_id: i64, truncate_long_results: bool, advantage_balance: f64, pack_results: bool, seed: Option<i128>) -> PyResult<PackOptions> {
+fn pack_options(
+    seq_len: i64,
+    pad_token_id: i64,
+    truncate_long_results: bool,
+    advantage_balance: f64,
+    pack_results: bool,
+    seed: Option<i128>,
+) -> PyResult<PackOptions> {
     if seq_len <= 0 {
         return Err(TokenizerValueError::new_err(format!("seq_len must be positive, not {seq_len}")));
     }
-    Ok(PackOptions { seq_len: seq_len as usize, pad_token_id, truncate_long_results, advantage_balance, pack_results, seed })
+    Ok(PackOptions {
+        seq_len: seq_len as usize,
+        pad_token_id,
+        truncate_long_results,
+        advantage_balance,
+        pack_results,
+        seed,
+    })
 }
 
 /// ART's `packed_tensors_from_tokenized_results` (GIL released).

@@ -10,9 +10,9 @@ use pyo3::exceptions::{PyNotImplementedError, PyOverflowError, PyTypeError, PyUn
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 
+use crate::blocking::{interruptible, interruptible_core};
 use crate::encoding::{BatchEncoding, EncData, Encoding};
 use crate::errors::{guard, to_pyerr, TokenizerValueError};
-use crate::blocking::{interruptible, interruptible_core};
 use crate::longtext::LongText;
 use crate::trajectory::{options, run_async, GroupsCall, HistoryCall, JsonInput, Prepared};
 use yieldtok::{EncodeOptions, Output};
@@ -25,7 +25,10 @@ const DETACH_BYTES: usize = 1024;
 /// `TokenizerValueError` naming its position.
 pub fn text_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Arc<str>> {
     let s = obj.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!("{what} must be str, not {}", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+        PyTypeError::new_err(format!(
+            "{what} must be str, not {}",
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
     })?;
     match s.to_cow() {
         Ok(c) => Ok(Arc::from(c.as_ref())),
@@ -141,7 +144,12 @@ fn input_texts(input: &yieldtok::Input) -> (Arc<str>, Option<Arc<str>>) {
     }
 }
 
-fn truncation_params(max_length: usize, stride: usize, strategy: &str, direction: &str) -> PyResult<yieldtok::TruncationParams> {
+fn truncation_params(
+    max_length: usize,
+    stride: usize,
+    strategy: &str,
+    direction: &str,
+) -> PyResult<yieldtok::TruncationParams> {
     let strategy = match strategy {
         "longest_first" => yieldtok::TruncationStrategy::LongestFirst,
         "only_first" => yieldtok::TruncationStrategy::OnlyFirst,
@@ -155,7 +163,9 @@ fn truncation_params(max_length: usize, stride: usize, strategy: &str, direction
     let direction = match direction {
         "left" => yieldtok::TruncationDirection::Left,
         "right" => yieldtok::TruncationDirection::Right,
-        other => return Err(PyValueError::new_err(format!("Unknown `direction`: `{other}`. Use one of `left` or `right`."))),
+        other => {
+            return Err(PyValueError::new_err(format!("Unknown `direction`: `{other}`. Use one of `left` or `right`.")))
+        }
     };
     Ok(yieldtok::TruncationParams { max_length, stride, strategy, direction })
 }
@@ -247,7 +257,12 @@ impl Tokenizer {
     /// Load `repo_id` from the local Hugging Face cache (never downloads).
     #[staticmethod]
     #[pyo3(signature = (repo_id, revision=None, cache_dir=None))]
-    fn from_pretrained(py: Python<'_>, repo_id: String, revision: Option<String>, cache_dir: Option<PathBuf>) -> PyResult<Self> {
+    fn from_pretrained(
+        py: Python<'_>,
+        repo_id: String,
+        revision: Option<String>,
+        cache_dir: Option<PathBuf>,
+    ) -> PyResult<Self> {
         Self::load(py, || yieldtok::Tokenizer::from_pretrained(&repo_id, revision.as_deref(), cache_dir.as_deref()))
     }
 
@@ -326,7 +341,10 @@ impl Tokenizer {
     /// absent or not a finite integer.
     #[getter]
     fn model_max_length(&self) -> u128 {
-        self.tok().config().and_then(|c| c.model_max_length).map_or(1_000_000_000_000_000_019_884_624_838_656, u128::from)
+        self.tok()
+            .config()
+            .and_then(|c| c.model_max_length)
+            .map_or(1_000_000_000_000_000_019_884_624_838_656, u128::from)
     }
 
     /// ``padding_side`` of ``tokenizer_config.json`` (``"left"`` or ``"right"``, default ``"right"``).
@@ -413,7 +431,8 @@ impl Tokenizer {
             .added_tokens_decoder()
             .into_iter()
             .map(|(id, t)| {
-                let (content, single_word, lstrip, rstrip, normalized, special) = (t.content, t.single_word, t.lstrip, t.rstrip, t.normalized, t.special);
+                let (content, single_word, lstrip, rstrip, normalized, special) =
+                    (t.content, t.single_word, t.lstrip, t.rstrip, t.normalized, t.special);
                 (id, AddedToken { content, single_word, lstrip, rstrip, normalized, special })
             })
             .collect()
@@ -446,7 +465,9 @@ impl Tokenizer {
             // Offsets in chars per sequence, converted by the core before post-processing.
             let opts = EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() };
             let enc = if a.len() + b.len() >= DETACH_BYTES {
-                interruptible_core(py, &self.tok(), move |tok, cancel| tok.encode_pair_with_cancel(&a, &b, &opts, cancel))?
+                interruptible_core(py, &self.tok(), move |tok, cancel| {
+                    tok.encode_pair_with_cancel(&a, &b, &opts, cancel)
+                })?
             } else {
                 guard(|| self.tok().encode_pair_with_cancel(&a, &b, &opts, &yieldtok::CancelFlag::new()))?
             };
@@ -474,8 +495,15 @@ impl Tokenizer {
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<usize> {
         let text = text_arg(text, "text")?;
         if text.len() >= yieldtok::PARALLEL_MIN_BYTES {
-            let opts = EncodeOptions { add_special_tokens, output: Output::Ids, truncate_and_pad: false, ..Default::default() };
-            return interruptible_core(py, &self.tok(), move |tok, cancel| Ok(tok.encode_with_cancel(&text, &opts, cancel)?.ids().len()));
+            let opts = EncodeOptions {
+                add_special_tokens,
+                output: Output::Ids,
+                truncate_and_pad: false,
+                ..Default::default()
+            };
+            return interruptible_core(py, &self.tok(), move |tok, cancel| {
+                Ok(tok.encode_with_cancel(&text, &opts, cancel)?.ids().len())
+            });
         }
         let work = || guard(|| self.tok().count(&text, add_special_tokens));
         if text.len() >= DETACH_BYTES {
@@ -488,13 +516,22 @@ impl Tokenizer {
     /// Encode many texts and pairs (`(str, str)` items) in parallel on the core's pool, like
     /// `tokenizers`' `encode_batch`: truncated, then padded over the batch when padding is on.
     #[pyo3(signature = (input, is_pretokenized=false, add_special_tokens=true))]
-    fn encode_batch(&self, py: Python<'_>, input: &Bound<'_, PyAny>, is_pretokenized: bool, add_special_tokens: bool) -> PyResult<BatchEncoding> {
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<BatchEncoding> {
         no_pretokenized(is_pretokenized)?;
         let (inputs, has_pairs) = inputs_arg(input)?;
         if has_pairs {
             let inputs = Arc::new(inputs);
-            let (i, opts) = (inputs.clone(), EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() });
-            let outs = interruptible_core(py, &self.tok(), move |tok, cancel| tok.encode_inputs_with_cancel(&i, &opts, cancel))?;
+            let (i, opts) =
+                (inputs.clone(), EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() });
+            let outs = interruptible_core(py, &self.tok(), move |tok, cancel| {
+                tok.encode_inputs_with_cancel(&i, &opts, cancel)
+            })?;
             return Ok(self.batch_result(outs, &inputs));
         }
         let texts: Arc<Vec<Arc<str>>> = Arc::new(inputs.iter().map(|i| input_texts(i).0).collect());
@@ -514,7 +551,13 @@ impl Tokenizer {
 
     /// Same as `encode_batch` (offsets are cheap here; kept for Hugging Face compatibility).
     #[pyo3(signature = (input, is_pretokenized=false, add_special_tokens=true))]
-    fn encode_batch_fast(&self, py: Python<'_>, input: &Bound<'_, PyAny>, is_pretokenized: bool, add_special_tokens: bool) -> PyResult<BatchEncoding> {
+    fn encode_batch_fast(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<BatchEncoding> {
         self.encode_batch(py, input, is_pretokenized, add_special_tokens)
     }
 
@@ -572,13 +615,24 @@ impl Tokenizer {
         let direction = match direction {
             "left" => yieldtok::PaddingDirection::Left,
             "right" => yieldtok::PaddingDirection::Right,
-            other => return Err(PyValueError::new_err(format!("Unknown `direction`: `{other}`. Use one of `left` or `right`"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "Unknown `direction`: `{other}`. Use one of `left` or `right`"
+                )))
+            }
         };
         let strategy = match length {
             Some(n) => yieldtok::PaddingStrategy::Fixed(n),
             None => yieldtok::PaddingStrategy::BatchLongest,
         };
-        let params = yieldtok::PaddingParams { strategy, direction, pad_to_multiple_of, pad_id, pad_type_id, pad_token: pad_token.to_string() };
+        let params = yieldtok::PaddingParams {
+            strategy,
+            direction,
+            pad_to_multiple_of,
+            pad_id,
+            pad_type_id,
+            pad_token: pad_token.to_string(),
+        };
         self.set_tok(self.tok().with_padding(Some(params)));
         Ok(())
     }
@@ -627,7 +681,18 @@ impl Tokenizer {
         return_dict: bool,
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        let call = crate::chat::call(conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message, tokenize, return_assistant_tokens_mask, return_dict, kwargs)?;
+        let call = crate::chat::call(
+            conversation,
+            tools,
+            documents,
+            chat_template,
+            add_generation_prompt,
+            continue_final_message,
+            tokenize,
+            return_assistant_tokens_mask,
+            return_dict,
+            kwargs,
+        )?;
         Ok(crate::chat::run(py, &self.tok(), call)?.into_pyobject(py)?.unbind())
     }
 
@@ -649,7 +714,18 @@ impl Tokenizer {
         return_dict: bool,
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let call = crate::chat::call(conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message, tokenize, return_assistant_tokens_mask, return_dict, kwargs)?;
+        let call = crate::chat::call(
+            conversation,
+            tools,
+            documents,
+            chat_template,
+            add_generation_prompt,
+            continue_final_message,
+            tokenize,
+            return_assistant_tokens_mask,
+            return_dict,
+            kwargs,
+        )?;
         let fut = self.tok().spawn(move |t| t.chat(call));
         bridge(py, async move { Ok(crate::chat::ChatResult(fut.await.map_err(to_pyerr)?)) }, Vec::new())
     }
@@ -668,7 +744,12 @@ impl Tokenizer {
 
     /// Decode many id sequences in parallel.
     #[pyo3(signature = (sequences, skip_special_tokens=true))]
-    fn decode_batch(&self, py: Python<'_>, sequences: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+    fn decode_batch(
+        &self,
+        py: Python<'_>,
+        sequences: &Bound<'_, PyAny>,
+        skip_special_tokens: bool,
+    ) -> PyResult<Vec<String>> {
         let seqs = ids_batch_arg(sequences)?;
         let n: usize = seqs.iter().map(Vec::len).sum();
         if n >= DETACH_BYTES / 4 {
@@ -740,19 +821,28 @@ impl Tokenizer {
         no_pretokenized(is_pretokenized)?;
         let (inputs, has_pairs) = inputs_arg(input)?;
         if has_pairs {
-            let fut = self.tok().encode_inputs_async(inputs.clone(), EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() });
+            let fut = self.tok().encode_inputs_async(
+                inputs.clone(),
+                EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() },
+            );
             let this = self.clone();
             return bridge(py, async move { Ok(this.batch_result(fut.await.map_err(to_pyerr)?, &inputs)) }, Vec::new());
         }
         let texts: Vec<Arc<str>> = inputs.iter().map(|i| input_texts(i).0).collect();
         // One job per text, queued at the first poll; dropping the future (task cancelled)
         // cancels every job still running.
-        let batch = self.tok().encode_batch_async(texts.iter().cloned(), EncodeOptions { add_special_tokens, ..Default::default() });
+        let batch = self
+            .tok()
+            .encode_batch_async(texts.iter().cloned(), EncodeOptions { add_special_tokens, ..Default::default() });
         let handles = batch.handle().jobs().to_vec();
         let this = self.clone();
         let fut = async move {
             let outs = batch.await.map_err(to_pyerr)?;
-            let items = outs.into_iter().zip(texts).map(|(o, t)| this.wrap(o.into_encoding().expect("full output requested"), t)).collect();
+            let items = outs
+                .into_iter()
+                .zip(texts)
+                .map(|(o, t)| this.wrap(o.into_encoding().expect("full output requested"), t))
+                .collect();
             Ok(BatchEncoding::new(items, this.pad_id()))
         };
         bridge(py, fut, handles)
@@ -772,7 +862,12 @@ impl Tokenizer {
 
     /// Awaitable `count` (ids only).
     #[pyo3(signature = (text, add_special_tokens=true))]
-    fn async_count<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>, add_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
+    fn async_count<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let opts = EncodeOptions { add_special_tokens, output: Output::Ids, ..Default::default() };
         match LongText::from_arg(text, "text")? {
             LongText::Ready(text) => {
@@ -782,21 +877,35 @@ impl Tokenizer {
             }
             long => {
                 let tok = self.tok().clone();
-                bridge(py, async move { Ok(tok.encode_async(long.read().await?, opts).await.map_err(to_pyerr)?.ids().len()) }, Vec::new())
+                bridge(
+                    py,
+                    async move { Ok(tok.encode_async(long.read().await?, opts).await.map_err(to_pyerr)?.ids().len()) },
+                    Vec::new(),
+                )
             }
         }
     }
 
     /// Awaitable `decode`.
     #[pyo3(signature = (ids, skip_special_tokens=true))]
-    fn async_decode<'py>(&self, py: Python<'py>, ids: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
+    fn async_decode<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+        skip_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let fut = self.tok().decode_async(ids_arg(ids)?, skip_special_tokens);
         bridge(py, async move { fut.await.map_err(to_pyerr) }, Vec::new())
     }
 
     /// Awaitable `decode_batch`.
     #[pyo3(signature = (sequences, skip_special_tokens=true))]
-    fn async_decode_batch<'py>(&self, py: Python<'py>, sequences: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
+    fn async_decode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        sequences: &Bound<'py, PyAny>,
+        skip_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let fut = self.tok().decode_batch_async(ids_batch_arg(sequences)?, skip_special_tokens);
         bridge(py, async move { fut.await.map_err(to_pyerr) }, Vec::new())
     }
@@ -956,12 +1065,32 @@ impl Tokenizer {
         Ok(Encoding { d: self.wrap(enc, text) })
     }
 
-    fn groups_call(&self, groups: &Bound<'_, PyAny>, opts: yieldtok::trajectory::TrajectoryOptions) -> PyResult<GroupsCall> {
-        Ok(GroupsCall { tok: self.tok().clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(groups, true)?, opts })
+    fn groups_call(
+        &self,
+        groups: &Bound<'_, PyAny>,
+        opts: yieldtok::trajectory::TrajectoryOptions,
+    ) -> PyResult<GroupsCall> {
+        Ok(GroupsCall {
+            tok: self.tok().clone(),
+            cache: self.trajectories.clone(),
+            input: JsonInput::from_py(groups, true)?,
+            opts,
+        })
     }
 
-    fn history_call(&self, history: &Bound<'_, PyAny>, advantage: f64, opts: yieldtok::trajectory::TrajectoryOptions) -> PyResult<HistoryCall> {
-        Ok(HistoryCall { tok: self.tok().clone(), cache: self.trajectories.clone(), input: JsonInput::from_py(history, false)?, advantage, opts })
+    fn history_call(
+        &self,
+        history: &Bound<'_, PyAny>,
+        advantage: f64,
+        opts: yieldtok::trajectory::TrajectoryOptions,
+    ) -> PyResult<HistoryCall> {
+        Ok(HistoryCall {
+            tok: self.tok().clone(),
+            cache: self.trajectories.clone(),
+            input: JsonInput::from_py(history, false)?,
+            advantage,
+            opts,
+        })
     }
 }
 
@@ -994,8 +1123,22 @@ impl AddedToken {
     /// Same defaults as `tokenizers.AddedToken` (`normalized` defaults to `not special`).
     #[new]
     #[pyo3(signature = (content="", single_word=false, lstrip=false, rstrip=false, normalized=None, special=false))]
-    fn new(content: &str, single_word: bool, lstrip: bool, rstrip: bool, normalized: Option<bool>, special: bool) -> Self {
-        AddedToken { content: content.to_string(), single_word, lstrip, rstrip, normalized: normalized.unwrap_or(!special), special }
+    fn new(
+        content: &str,
+        single_word: bool,
+        lstrip: bool,
+        rstrip: bool,
+        normalized: Option<bool>,
+        special: bool,
+    ) -> Self {
+        AddedToken {
+            content: content.to_string(),
+            single_word,
+            lstrip,
+            rstrip,
+            normalized: normalized.unwrap_or(!special),
+            special,
+        }
     }
 
     fn __str__(&self) -> &str {

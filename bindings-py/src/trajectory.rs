@@ -32,7 +32,9 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 use yieldtok::trajectory::{self as tj, ToolSchemaFormat, TrajectoryOptions, TrajectoryTokenizer};
 
-use crate::errors::{to_pyerr, TokenizerInternalError, TokenizerNotFoundError, TokenizerOSError, TokenizerValueError, TrajectoryError};
+use crate::errors::{
+    to_pyerr, TokenizerInternalError, TokenizerNotFoundError, TokenizerOSError, TokenizerValueError, TrajectoryError,
+};
 use crate::tokenized::TokenizedResult;
 
 // ---- input ------------------------------------------------------------------------------
@@ -102,8 +104,12 @@ impl JsonInput {
     /// Parse as one history: a `{"messages_and_choices": ..., "tools": ...}` object (a
     /// trajectory gives its own history) or a bare `messages_and_choices` list.
     pub fn history(&self) -> PyResult<tj::History> {
-        let value: Value = serde_json::from_slice(&self.bytes()?)
-            .map_err(|e| trajectory_error(Vec::new(), vec![tj::TrajectoryError::new(tj::TrajectoryErrorKind::InvalidInput(e.to_string()))]))?;
+        let value: Value = serde_json::from_slice(&self.bytes()?).map_err(|e| {
+            trajectory_error(
+                Vec::new(),
+                vec![tj::TrajectoryError::new(tj::TrajectoryErrorKind::InvalidInput(e.to_string()))],
+            )
+        })?;
         tj::history_from_value(&value).map_err(|e| trajectory_error(Vec::new(), vec![e]))
     }
 }
@@ -119,7 +125,9 @@ fn json_default<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
             Ok(None)
         }
     };
-    let list = |v: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> { Ok(PyList::new(py, v.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.into_any()) };
+    let list = |v: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyList::new(py, v.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.into_any())
+    };
     // Trajectory / History
     if let Some(items) = attr(pyo3::intern!(py, "messages_and_choices"))? {
         let d = PyDict::new(py);
@@ -185,8 +193,9 @@ pub fn options(
         },
         _ => None,
     };
-    let tool_schema_format: ToolSchemaFormat =
-        chat_template_tool_schema_format.parse().map_err(|e: String| TokenizerValueError::new_err(format!("chat_template_tool_schema_format: {e}")))?;
+    let tool_schema_format: ToolSchemaFormat = chat_template_tool_schema_format
+        .parse()
+        .map_err(|e: String| TokenizerValueError::new_err(format!("chat_template_tool_schema_format: {e}")))?;
     Ok(TrajectoryOptions {
         allow_training_without_logprobs,
         scale_rewards,
@@ -206,13 +215,20 @@ pub fn options(
 pub type Prepared = Arc<OnceLock<Arc<TrajectoryTokenizer>>>;
 
 /// The prepared tokenizer for `opts.chat_template` (its own template: cached in `cache`).
-fn prepared(tok: &yieldtok::Tokenizer, cache: &Prepared, opts: &TrajectoryOptions) -> PyResult<Arc<TrajectoryTokenizer>> {
+fn prepared(
+    tok: &yieldtok::Tokenizer,
+    cache: &Prepared,
+    opts: &TrajectoryOptions,
+) -> PyResult<Arc<TrajectoryTokenizer>> {
     if opts.chat_template.is_none() {
         if let Some(t) = cache.get() {
             return Ok(t.clone());
         }
     }
-    let t = Arc::new(TrajectoryTokenizer::new(tok, opts.chat_template.as_deref()).map_err(|e| TokenizerValueError::new_err(e.to_string()))?);
+    let t = Arc::new(
+        TrajectoryTokenizer::new(tok, opts.chat_template.as_deref())
+            .map_err(|e| TokenizerValueError::new_err(e.to_string()))?,
+    );
     if opts.chat_template.is_none() {
         let _ = cache.set(t.clone());
     }

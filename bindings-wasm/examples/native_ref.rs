@@ -23,8 +23,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&args[0])?)?;
     let out_dir = std::path::PathBuf::from(&args[1]);
     std::fs::create_dir_all(&out_dir)?;
-    let names: Vec<String> =
-        if args.len() > 2 { args[2..].to_vec() } else { yieldtok_testkit::fixtures::NAMES.iter().map(|s| s.to_string()).collect() };
+    let names: Vec<String> = if args.len() > 2 {
+        args[2..].to_vec()
+    } else {
+        yieldtok_testkit::fixtures::NAMES.iter().map(|s| s.to_string()).collect()
+    };
     for name in names {
         let t0 = std::time::Instant::now();
         let tok = yieldtok::Tokenizer::from_dir(yieldtok_testkit::fixtures::dir(&name)?)?;

@@ -263,13 +263,16 @@ impl EncodeTask {
             (Want::Count, out) => JsValue::from_f64(out.ids().len() as f64),
             (Want::Ids, out) => Uint32Array::from(out.ids()).into(),
             (Want::Offsets, JobOutput::Full(enc)) => encoding_object(self.job.text(), &enc),
-            (Want::Offsets, JobOutput::Ids(_)) => return Err(JsError::new("internal: offsets requested, ids produced").into()),
+            (Want::Offsets, JobOutput::Ids(_)) => {
+                return Err(JsError::new("internal: offsets requested, ids produced").into())
+            }
         })
     }
 }
 
 fn encoding_object(text: &str, enc: &yieldtok::Encoding) -> JsValue {
-    let flat = |pairs: &[(usize, usize)]| -> Vec<u32> { pairs.iter().flat_map(|&(s, e)| [s as u32, e as u32]).collect() };
+    let flat =
+        |pairs: &[(usize, usize)]| -> Vec<u32> { pairs.iter().flat_map(|&(s, e)| [s as u32, e as u32]).collect() };
     let bytes = flat(&enc.offsets);
     let utf16 = flat(&enc.utf16_offsets(text));
     let obj = Object::new();
@@ -459,7 +462,11 @@ impl Tokenizer {
             None | Some("ids") => Want::Ids,
             Some("offsets") => Want::Offsets,
             Some("count") => Want::Count,
-            Some(other) => return Err(type_error(format!("options.output must be \"ids\", \"offsets\" or \"count\", not {other:?}"))),
+            Some(other) => {
+                return Err(type_error(format!(
+                    "options.output must be \"ids\", \"offsets\" or \"count\", not {other:?}"
+                )))
+            }
         };
         self.make_task(&text, &options, want)
     }
@@ -521,7 +528,8 @@ impl Tokenizer {
             return Err(type_error("messages must be an array of message objects"));
         }
         let to_json = |v: &JsValue, what: &str| -> Result<serde_json::Value, JsValue> {
-            let s = js_sys::JSON::stringify(v).map_err(|_| type_error(format!("{what} cannot be serialized to JSON")))?;
+            let s =
+                js_sys::JSON::stringify(v).map_err(|_| type_error(format!("{what} cannot be serialized to JSON")))?;
             serde_json::from_str(&String::from(s)).map_err(|e| type_error(format!("{what}: {e}")))
         };
         let optional = |key: &str| -> Result<Option<serde_json::Value>, JsValue> {

@@ -176,13 +176,20 @@ fn art_run(python: &Path, input: &Path) -> Option<ArtRun> {
         .or_else(|| std::env::current_dir().ok().and_then(|d| yieldtok_testkit::fixtures::repo_root_from(&d)))
         .or_else(|| yieldtok_testkit::fixtures::repo_root_from(Path::new(env!("CARGO_MANIFEST_DIR"))));
     let Some(root) = root else {
-        eprintln!("cannot find the repository (tests/oracle/art_oracle.py): run from inside it or set YIELDTOK_REPO_ROOT");
+        eprintln!(
+            "cannot find the repository (tests/oracle/art_oracle.py): run from inside it or set YIELDTOK_REPO_ROOT"
+        );
         return None;
     };
     let oracle = root.join("tests/oracle/art_oracle.py");
     let out = std::env::temp_dir().join(format!("trajectory-bench-art-{}.json", std::process::id()));
-    let status =
-        std::process::Command::new(python).arg(&oracle).arg(input).args(["--timing", "--no-chat", "-o"]).arg(&out).status().ok()?;
+    let status = std::process::Command::new(python)
+        .arg(&oracle)
+        .arg(input)
+        .args(["--timing", "--no-chat", "-o"])
+        .arg(&out)
+        .status()
+        .ok()?;
     if !status.success() {
         eprintln!("ART oracle failed: {status}");
         return None;
@@ -212,7 +219,8 @@ fn main() {
     let bytes = std::fs::read(&a.input).expect("read the bench input");
     let doc: BenchDoc = serde_json::from_slice(&bytes).expect("bench input: {tokenizer, options, pack, groups}");
     let tok_name = doc.tokenizer.clone().unwrap_or_else(|| "qwen3".into());
-    let tok = yieldtok::Tokenizer::from_dir(yieldtok_testkit::fixtures::dir(&tok_name).expect("tokenizer fixture")).expect("tokenizer fixture");
+    let tok = yieldtok::Tokenizer::from_dir(yieldtok_testkit::fixtures::dir(&tok_name).expect("tokenizer fixture"))
+        .expect("tokenizer fixture");
     tok.wait_for_engine();
     let seed = doc.options["seed"].as_i64().unwrap_or(0) as i128;
     let opts = TrajectoryOptions { seed: Some(seed), ..Default::default() };
@@ -278,7 +286,12 @@ fn main() {
             );
         }
         if run == 0 {
-            println!("RSS growth, run 0: parsed groups +{:.0} MB, results +{:.0} MB, packed +{:.0} MB", r1 - r0, r2 - r1, r3 - r2);
+            println!(
+                "RSS growth, run 0: parsed groups +{:.0} MB, results +{:.0} MB, packed +{:.0} MB",
+                r1 - r0,
+                r2 - r1,
+                r3 - r2
+            );
             let peak_live = pk1.max(pk2).max(pk3);
             println!(
                 "heap, run 0: peak {:.0} MB over the {:.0} MB before = +{:.0} MB = {:.1}x the input JSON (target <= 3x; RSS below also counts what the allocator keeps)",
@@ -290,7 +303,11 @@ fn main() {
             let live: usize = results
                 .iter()
                 .map(|r| {
-                    r.token_ids.capacity() * 4 + r.assistant_mask.capacity() + r.logprobs.capacity() * 8 + r.input_pos.capacity() * 4 + r.chat.capacity()
+                    r.token_ids.capacity() * 4
+                        + r.assistant_mask.capacity()
+                        + r.logprobs.capacity() * 8
+                        + r.input_pos.capacity() * 4
+                        + r.chat.capacity()
                         + r.extra_logprobs.iter().map(|(_, v)| v.capacity() * 8).sum::<usize>()
                 })
                 .sum();
@@ -365,7 +382,11 @@ fn main() {
         println!("  pack                {:>7.3}s wall {:>7.3}s cpu", a_kw, a_kc);
         println!("ratios (yieldtok vs ART):");
         println!("  tokenize: {:.1}x tokens per CPU-second, {:.1}x wall", a_tc / t_c, a_tw / t_w);
-        println!("  tokenize from JSON bytes (parse included): {:.1}x per CPU-second, {:.1}x wall", a_tc / (p_c + t_c), a_tw / (p_w + t_w));
+        println!(
+            "  tokenize from JSON bytes (parse included): {:.1}x per CPU-second, {:.1}x wall",
+            a_tc / (p_c + t_c),
+            a_tw / (p_w + t_w)
+        );
         println!("  pack: {:.1}x per CPU-second, {:.1}x wall", a_kc / k_c, a_kw / k_w);
     }
 

@@ -53,7 +53,8 @@ impl TokenizerConfig {
             match raw.get(key) {
                 None | Some(Value::Null) => {}
                 Some(v) => {
-                    let s = token_content(v).ok_or_else(|| bad(format!("`{key}` is neither a string nor {{\"content\": ...}}")))?;
+                    let s = token_content(v)
+                        .ok_or_else(|| bad(format!("`{key}` is neither a string nor {{\"content\": ...}}")))?;
                     special_tokens.insert(key.to_string(), Value::String(s));
                 }
             }
@@ -66,8 +67,10 @@ impl TokenizerConfig {
         if let Some(dec) = raw.get("added_tokens_decoder") {
             let Value::Object(map) = dec else { return Err(bad("`added_tokens_decoder` is not an object".into())) };
             for (id, entry) in map {
-                let id: u32 = id.parse().map_err(|_| bad(format!("`added_tokens_decoder` key {id:?} is not a token id")))?;
-                let content = token_content(entry).ok_or_else(|| bad(format!("`added_tokens_decoder[{id}]` has no content")))?;
+                let id: u32 =
+                    id.parse().map_err(|_| bad(format!("`added_tokens_decoder` key {id:?} is not a token id")))?;
+                let content =
+                    token_content(entry).ok_or_else(|| bad(format!("`added_tokens_decoder[{id}]` has no content")))?;
                 let special = entry.get("special").and_then(Value::as_bool).unwrap_or(false);
                 added_tokens.push(AddedTokenEntry { id, content, special });
             }
@@ -75,9 +78,10 @@ impl TokenizerConfig {
         }
         let chat_template = match raw.get("chat_template") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(TemplateSource::from_config_value(v).ok_or_else(|| {
-                bad("`chat_template` is neither a string nor a list of {name, template}".into())
-            })?),
+            Some(v) => Some(
+                TemplateSource::from_config_value(v)
+                    .ok_or_else(|| bad("`chat_template` is neither a string nor a list of {name, template}".into()))?,
+            ),
         };
         Ok(TokenizerConfig {
             special_tokens,

@@ -104,7 +104,10 @@ impl Error {
     pub fn is_invalid_input(&self) -> bool {
         match self {
             Error::Trajectory(e) => e.is_invalid_input(),
-            e => !matches!(e, Error::Io { .. } | Error::Write { .. } | Error::NotFound { .. } | Error::Cancelled | Error::Panic(_)),
+            e => !matches!(
+                e,
+                Error::Io { .. } | Error::Write { .. } | Error::NotFound { .. } | Error::Cancelled | Error::Panic(_)
+            ),
         }
     }
 }

@@ -55,7 +55,13 @@ pub struct EncodeOptions {
 
 impl Default for EncodeOptions {
     fn default() -> Self {
-        EncodeOptions { add_special_tokens: true, piece_bytes: None, output: Output::Full, truncate_and_pad: true, char_offsets: false }
+        EncodeOptions {
+            add_special_tokens: true,
+            piece_bytes: None,
+            output: Output::Full,
+            truncate_and_pad: true,
+            char_offsets: false,
+        }
     }
 }
 
@@ -187,7 +193,12 @@ impl EncodeJob {
 
     /// A job whose cancel flag is `cancelled`, shared with the caller: setting it stops the job
     /// like [`cancel`](Self::cancel) does, a running own-engine piece included.
-    pub(crate) fn with_cancel(inner: Arc<Inner>, text: Arc<str>, opts: EncodeOptions, cancelled: crate::CancelFlag) -> Self {
+    pub(crate) fn with_cancel(
+        inner: Arc<Inner>,
+        text: Arc<str>,
+        opts: EncodeOptions,
+        cancelled: crate::CancelFlag,
+    ) -> Self {
         let piece_bytes = opts.piece_bytes.unwrap_or_else(|| inner.piece_bytes_for(opts.output)).max(1);
         EncodeJob {
             inner,
@@ -322,7 +333,8 @@ impl EncodeJob {
             return if ids_only {
                 own.encode_ids(piece, c.mode, Some(self.cancelled.as_atomic())).map(PieceOut::Ids)
             } else {
-                own.encode(piece, c.mode, Some(self.cancelled.as_atomic())).map(|tokens| PieceOut::Own(OwnPiece { start: c.start, tokens }))
+                own.encode(piece, c.mode, Some(self.cancelled.as_atomic()))
+                    .map(|tokens| PieceOut::Own(OwnPiece { start: c.start, tokens }))
             };
         }
         let enc = crate::pipeline::encode_piece(
@@ -488,7 +500,8 @@ impl EncodeJob {
                 if self.opts.output == Output::Ids && full.is_empty() && own.is_empty() {
                     if let Some(frame) = &inner.frame {
                         if frame.prefix.len() + frame.suffix.len() == crate::post::n_added_tokens(&inner.tok, false) {
-                            return crate::post::ids_single(settings, &frame.prefix, &frame.suffix, ids, add).map(JobOutput::Ids);
+                            return crate::post::ids_single(settings, &frame.prefix, &frame.suffix, ids, add)
+                                .map(JobOutput::Ids);
                         }
                     }
                 }
@@ -548,7 +561,17 @@ fn raw_encoding(inner: &Inner, full: Vec<HfEncoding>, own: Vec<OwnPiece>, ids: V
     }
     if !ids.is_empty() || full.is_empty() {
         let n = ids.len();
-        return HfEncoding::new(ids, vec![0; n], vec![String::new(); n], vec![None; n], vec![(0, 0); n], vec![0; n], vec![1; n], vec![], Default::default());
+        return HfEncoding::new(
+            ids,
+            vec![0; n],
+            vec![String::new(); n],
+            vec![None; n],
+            vec![(0, 0); n],
+            vec![0; n],
+            vec![1; n],
+            vec![],
+            Default::default(),
+        );
     }
     if full.len() == 1 {
         full.into_iter().next().unwrap()

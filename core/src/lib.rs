@@ -57,23 +57,23 @@ cfg_if::cfg_if! {
     }
 }
 
-pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
-pub use chat::{ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
-pub use config::TokenizerConfig;
-pub use engine::{max_id_holes, DEFAULT_MAX_ID_HOLES};
-pub use load::{max_file_bytes, DEFAULT_MAX_FILE_BYTES};
-pub use encoding::Encoding;
-pub use error::{Error, Result};
 pub use batch::{BatchFuture, BatchHandle};
+pub use chat::{ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
+pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
+pub use config::TokenizerConfig;
+pub use encoding::Encoding;
+pub use engine::{max_id_holes, DEFAULT_MAX_ID_HOLES};
+pub use error::{Error, Result};
 pub use future::{EncodeFuture, JobHandle};
-pub use task::{spawn, CancelFlag, TaskFuture};
-#[cfg(not(target_arch = "wasm32"))]
-pub use task::spawn_detached;
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
+pub use load::{max_file_bytes, DEFAULT_MAX_FILE_BYTES};
 pub use split::{CutRules, Family};
 pub use stream::DecodeStream;
+#[cfg(not(target_arch = "wasm32"))]
+pub use task::spawn_detached;
+pub use task::{spawn, CancelFlag, TaskFuture};
+#[cfg(not(target_arch = "wasm32"))]
+pub use tokenizer::wait_for_engine_loads;
 pub use tokenizer::{Input, Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};
 pub use tokenizers::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 pub use tokenizers::{PaddingDirection, PaddingParams, PaddingStrategy};
-#[cfg(not(target_arch = "wasm32"))]
-pub use tokenizer::wait_for_engine_loads;

@@ -87,7 +87,10 @@ impl Tokenizer {
         let dir = dir.as_ref();
         let tj = dir.join("tokenizer.json");
         if !tj.is_file() {
-            return Err(Error::NotFound { what: "tokenizer.json", detail: format!("no tokenizer.json in {}", dir.display()) });
+            return Err(Error::NotFound {
+                what: "tokenizer.json",
+                detail: format!("no tokenizer.json in {}", dir.display()),
+            });
         }
         let config = load_config(dir)?;
         let text = read_text(&tj)?;
@@ -150,8 +153,10 @@ pub fn resolve_hub_snapshot(repo_id: &str, revision: Option<&str>, cache_dir: Op
     if repo_id.is_empty() || repo_id.contains("..") || repo_id.starts_with('/') {
         return Err(Error::InvalidArgument(format!("{repo_id:?} is not a repo id like \"org/name\"")));
     }
-    let root = hub_cache_dir(cache_dir)
-        .ok_or_else(|| Error::NotFound { what: "Hugging Face cache", detail: "set HF_HOME or pass cache_dir".into() })?;
+    let root = hub_cache_dir(cache_dir).ok_or_else(|| Error::NotFound {
+        what: "Hugging Face cache",
+        detail: "set HF_HOME or pass cache_dir".into(),
+    })?;
     let repo = root.join(format!("models--{}", repo_id.replace('/', "--")));
     let revision = revision.unwrap_or("main");
     let not_found = |detail: String| Error::NotFound {

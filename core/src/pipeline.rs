@@ -42,12 +42,12 @@ pub(crate) fn encode_piece(
 }
 
 /// Concatenate piece encodings (in order) and apply the tokenizer's post-processor once.
-pub(crate) fn assemble(tok: &tokenizers::Tokenizer, pieces: Vec<HfEncoding>, add_special_tokens: bool) -> Result<Encoding> {
-    let merged = if pieces.len() == 1 {
-        pieces.into_iter().next().unwrap()
-    } else {
-        HfEncoding::merge(pieces, false)
-    };
+pub(crate) fn assemble(
+    tok: &tokenizers::Tokenizer,
+    pieces: Vec<HfEncoding>,
+    add_special_tokens: bool,
+) -> Result<Encoding> {
+    let merged = if pieces.len() == 1 { pieces.into_iter().next().unwrap() } else { HfEncoding::merge(pieces, false) };
     let processed = tok.post_process(merged, None, add_special_tokens).map_err(Error::tokenize)?;
     Ok(Encoding::from(processed))
 }

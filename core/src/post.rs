@@ -183,7 +183,13 @@ fn pad_ids(v: &mut Vec<u32>, target: usize, params: &PaddingParams) {
 /// the post-processor only adds `prefix` and `suffix` (`added` = `n_added_tokens(false)` must
 /// be their length): the same cut (`truncate_encodings` on one encoding keeps the first or last
 /// `max_length` tokens, errors for `only_second`), the same special tokens, the same padding.
-pub(crate) fn ids_single(settings: &Settings, prefix: &[u32], suffix: &[u32], mut content: Vec<u32>, add: bool) -> Result<Vec<u32>> {
+pub(crate) fn ids_single(
+    settings: &Settings,
+    prefix: &[u32],
+    suffix: &[u32],
+    mut content: Vec<u32>,
+    add: bool,
+) -> Result<Vec<u32>> {
     if let Some(trunc) = &settings.truncation {
         let n = prefix.len() + suffix.len();
         let max = if add && n > 0 { trunc.max_length.wrapping_sub(n) } else { trunc.max_length };

@@ -114,7 +114,10 @@ pub const DEFAULT_WORKER_NICE: i32 = 5;
 fn lower_priority() {
     #[cfg(target_os = "linux")]
     {
-        let nice = std::env::var("YIELDTOK_WORKER_NICE").ok().and_then(|v| v.parse::<i32>().ok()).unwrap_or(DEFAULT_WORKER_NICE);
+        let nice = std::env::var("YIELDTOK_WORKER_NICE")
+            .ok()
+            .and_then(|v| v.parse::<i32>().ok())
+            .unwrap_or(DEFAULT_WORKER_NICE);
         if nice > 0 {
             // SAFETY: plain syscalls on the calling thread (setpriority with a thread id sets
             // that thread's nice value on Linux).
@@ -130,7 +133,9 @@ fn lower_priority() {
 impl Queue {
     /// The first entry (of the short jobs only, if `short_only`).
     fn pop(&mut self, short_only: bool) -> Option<Reverse<Entry>> {
-        let from_shorts = short_only || matches!((self.shorts.peek(), self.heap.peek()), (Some(a), Some(b)) if a >= b) || self.heap.is_empty();
+        let from_shorts = short_only
+            || matches!((self.shorts.peek(), self.heap.peek()), (Some(a), Some(b)) if a >= b)
+            || self.heap.is_empty();
         if from_shorts {
             self.shorts.pop()
         } else {
@@ -159,7 +164,8 @@ impl std::fmt::Debug for Scheduler {
 impl Scheduler {
     /// A scheduler with `threads` workers (0: one per core).
     pub fn new(threads: usize) -> Self {
-        let threads = if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { threads };
+        let threads =
+            if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { threads };
         let scheduler = Scheduler { cell: Arc::new(Cell { threads, shared: PerProcess::new() }) };
         scheduler.shared();
         scheduler
@@ -325,4 +331,3 @@ fn short_lane(shared: Weak<Shared>, wakes: Receiver<()>) {
         let _ = catch_unwind(AssertUnwindSafe(|| shared.run_head(true)));
     }
 }
-

@@ -74,8 +74,11 @@ impl DecodeStream {
         )
         .map_err(|e| match e.downcast::<tokenizers::tokenizer::DecodeStreamError>() {
             Ok(e) => {
-                let tokenizers::tokenizer::DecodeStreamError::InvalidPrefix { token_id, expected_prefix, actual_string } =
-                    *e;
+                let tokenizers::tokenizer::DecodeStreamError::InvalidPrefix {
+                    token_id,
+                    expected_prefix,
+                    actual_string,
+                } = *e;
                 Error::DecodeStream { token_id, expected_prefix, actual_string }
             }
             Err(e) => Error::tokenize(e),

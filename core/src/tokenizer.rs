@@ -205,7 +205,10 @@ fn build_fast_engine(inner: &Inner) -> Result<crate::engine::fast::FastEngine, S
 /// Parse `json` with `tokenizers` (one pass, see [`crate::load::reference`]) and build the own
 /// engine from it: concurrently on native targets (load time is about the longer of the two, not
 /// their sum), one after the other on wasm32 (or when no thread can be started).
-fn parse_both(json: &str) -> (std::result::Result<(tokenizers::Tokenizer, Value), String>, std::result::Result<yieldtok_engine::Engine, String>) {
+fn parse_both(
+    json: &str,
+) -> (std::result::Result<(tokenizers::Tokenizer, Value), String>, std::result::Result<yieldtok_engine::Engine, String>)
+{
     #[cfg(not(target_arch = "wasm32"))]
     {
         std::thread::scope(|s| {
@@ -214,7 +217,9 @@ fn parse_both(json: &str) -> (std::result::Result<(tokenizers::Tokenizer, Value)
                 .spawn_scoped(s, || crate::engine::own::build(json));
             let parsed = crate::load::reference::parse(json);
             let own = match own {
-                Ok(handle) => handle.join().unwrap_or_else(|_| Err("the yieldtok engine panicked while loading".into())),
+                Ok(handle) => {
+                    handle.join().unwrap_or_else(|_| Err("the yieldtok engine panicked while loading".into()))
+                }
                 Err(_) => crate::engine::own::build(json),
             };
             (parsed, own)
@@ -273,11 +278,14 @@ impl Tokenizer {
     ) -> Result<Self> {
         // Truncation and padding from `tokenizer.json` move to the settings: the reference
         // tokenizer that chunked pieces and checks run through never truncates or pads.
-        let settings = crate::post::Settings { truncation: tok.get_truncation().cloned(), padding: tok.get_padding().cloned() };
-        tok.with_truncation(None).map_err(|e| Error::InvalidTokenizer { origin: origin.clone(), message: e.to_string() })?;
+        let settings =
+            crate::post::Settings { truncation: tok.get_truncation().cloned(), padding: tok.get_padding().cloned() };
+        tok.with_truncation(None)
+            .map_err(|e| Error::InvalidTokenizer { origin: origin.clone(), message: e.to_string() })?;
         tok.with_padding(None);
         let range_shape = [crate::post::RangeShape::probe(&tok, false), crate::post::RangeShape::probe(&tok, true)];
-        let added = AddedMatcher::new(&tok).map_err(|message| Error::InvalidTokenizer { origin: origin.clone(), message })?;
+        let added =
+            AddedMatcher::new(&tok).map_err(|message| Error::InvalidTokenizer { origin: origin.clone(), message })?;
         let mut rules = crate::split::classify::classify(structure, &tok);
         if rules.continuation.is_some() && added.has_inexact() {
             rules = CutRules::unchunked("continuation mode with added tokens that strip or match single words");
@@ -286,7 +294,10 @@ impl Tokenizer {
         if planner.rules.is_chunked() {
             let sample = crate::split::selfcheck::sample(&tok);
             if let Err(why) = crate::split::self_check(&tok, &planner, &sample) {
-                log::warn!("yieldtok: chunking disabled for {}: self-check failed: {why}", origin.as_deref().unwrap_or("tokenizer"));
+                log::warn!(
+                    "yieldtok: chunking disabled for {}: self-check failed: {why}",
+                    origin.as_deref().unwrap_or("tokenizer")
+                );
                 planner.rules = CutRules::unchunked(format!("self-check failed: {why}"));
             }
         }
@@ -495,9 +506,12 @@ impl Tokenizer {
     /// A model vocabulary whose ids leave more than [`max_id_holes`](crate::max_id_holes)
     /// unused ids below the largest is refused (`tokenizers` would allocate by the largest id).
     pub fn to_json_with(&self, pretty: bool) -> Result<String> {
-        crate::engine::check_id_range(self.inner.tok.get_vocab(false).into_values(), "model vocabulary").map_err(|why| {
-            Error::InvalidTokenizer { origin: self.inner.origin.clone(), message: format!("cannot be written as tokenizer.json: {why}") }
-        })?;
+        crate::engine::check_id_range(self.inner.tok.get_vocab(false).into_values(), "model vocabulary").map_err(
+            |why| Error::InvalidTokenizer {
+                origin: self.inner.origin.clone(),
+                message: format!("cannot be written as tokenizer.json: {why}"),
+            },
+        )?;
         let s = &self.inner.settings;
         if s.is_empty() {
             return self.inner.tok.to_string(pretty).map_err(Error::tokenize);
@@ -546,7 +560,8 @@ impl Tokenizer {
     /// off. A length check against a context window needs the whole length; with truncation
     /// on, `len(encode(text).ids)` is the truncated one.
     pub fn count(&self, text: &str, add_special_tokens: bool) -> Result<usize> {
-        let opts = EncodeOptions { add_special_tokens, output: Output::Ids, truncate_and_pad: false, ..Default::default() };
+        let opts =
+            EncodeOptions { add_special_tokens, output: Output::Ids, truncate_and_pad: false, ..Default::default() };
         Ok(self.encode_with(text, &opts)?.ids().len())
     }
 
@@ -558,7 +573,8 @@ impl Tokenizer {
 
     /// [`encode_ids`](Self::encode_ids) with truncation and padding off.
     pub(crate) fn encode_ids_plain(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
-        let opts = EncodeOptions { add_special_tokens, output: Output::Ids, truncate_and_pad: false, ..Default::default() };
+        let opts =
+            EncodeOptions { add_special_tokens, output: Output::Ids, truncate_and_pad: false, ..Default::default() };
         Ok(self.encode_with(text, &opts)?.into_ids())
     }
 
@@ -573,11 +589,23 @@ impl Tokenizer {
 
     /// [`encode_pair`](Self::encode_pair) with explicit options, stopping once `cancel` is set
     /// (`opts.output` is ignored: a pair's result is always full).
-    pub fn encode_pair_with_cancel(&self, first: &str, second: &str, opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<Encoding> {
+    pub fn encode_pair_with_cancel(
+        &self,
+        first: &str,
+        second: &str,
+        opts: &EncodeOptions,
+        cancel: &crate::CancelFlag,
+    ) -> Result<Encoding> {
         self.encode_pair_until(first, second, opts, Some(cancel))
     }
 
-    fn encode_pair_until(&self, first: &str, second: &str, opts: &EncodeOptions, cancel: Option<&crate::CancelFlag>) -> Result<Encoding> {
+    fn encode_pair_until(
+        &self,
+        first: &str,
+        second: &str,
+        opts: &EncodeOptions,
+        cancel: Option<&crate::CancelFlag>,
+    ) -> Result<Encoding> {
         let raw = EncodeOptions { add_special_tokens: false, output: Output::Full, ..opts.clone() };
         let mut a = self.run_job(first, &raw, cancel)?.finish_raw(0)?;
         let mut b = self.run_job(second, &raw, cancel)?.finish_raw(1)?;
@@ -593,7 +621,12 @@ impl Tokenizer {
     }
 
     /// One input of a batch: a text, or a pair of texts.
-    pub fn encode_input_with_cancel(&self, input: &Input, opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<JobOutput> {
+    pub fn encode_input_with_cancel(
+        &self,
+        input: &Input,
+        opts: &EncodeOptions,
+        cancel: &crate::CancelFlag,
+    ) -> Result<JobOutput> {
         match input {
             Input::Single(t) => self.encode_with_cancel(t, opts, cancel),
             Input::Pair(a, b) => {
@@ -609,7 +642,12 @@ impl Tokenizer {
     /// A batch of texts and pairs, like `tokenizers`' `encode_batch`: in parallel, each
     /// truncated and padded, then padded over the batch (its longest item for
     /// `BatchLongest`). Stops once `cancel` is set.
-    pub fn encode_inputs_with_cancel(&self, inputs: &[Input], opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<Vec<JobOutput>> {
+    pub fn encode_inputs_with_cancel(
+        &self,
+        inputs: &[Input],
+        opts: &EncodeOptions,
+        cancel: &crate::CancelFlag,
+    ) -> Result<Vec<JobOutput>> {
         let mut outs = self.map_batch(inputs, |i| self.encode_input_with_cancel(i, opts, cancel))?;
         self.pad_outputs(&mut outs, opts);
         Ok(outs)
@@ -640,7 +678,12 @@ impl Tokenizer {
     /// [`encode_with`](Self::encode_with) that stops once `cancel` is set ([`Error::Cancelled`]):
     /// between pieces, and on the own engine inside a running piece too (a text without a safe
     /// cut is one piece). How a front end makes a long blocking encode interruptible.
-    pub fn encode_with_cancel(&self, text: &str, opts: &EncodeOptions, cancel: &crate::CancelFlag) -> Result<JobOutput> {
+    pub fn encode_with_cancel(
+        &self,
+        text: &str,
+        opts: &EncodeOptions,
+        cancel: &crate::CancelFlag,
+    ) -> Result<JobOutput> {
         self.encode_until(text, opts, Some(cancel))
     }
 
@@ -663,8 +706,13 @@ impl Tokenizer {
         }
         // One piece on native (the parallel path above handles long texts); on wasm32 long
         // texts in 64 KB pieces, which measured faster than one whole-text call there.
-        let whole = if cfg!(target_arch = "wasm32") && text.len() >= PARALLEL_MIN_BYTES { 64 * 1024 } else { usize::MAX };
-        let job = self.job_until(text, EncodeOptions { piece_bytes: Some(opts.piece_bytes.unwrap_or(whole)), ..opts.clone() }, cancel);
+        let whole =
+            if cfg!(target_arch = "wasm32") && text.len() >= PARALLEL_MIN_BYTES { 64 * 1024 } else { usize::MAX };
+        let job = self.job_until(
+            text,
+            EncodeOptions { piece_bytes: Some(opts.piece_bytes.unwrap_or(whole)), ..opts.clone() },
+            cancel,
+        );
         job.step(crate::job::Budget::UNLIMITED);
         Ok(job)
     }
@@ -706,7 +754,11 @@ impl Tokenizer {
     }
 
     /// Ids of many texts in parallel.
-    pub fn encode_batch_ids<S: AsRef<str> + Sync>(&self, texts: &[S], add_special_tokens: bool) -> Result<Vec<Vec<u32>>> {
+    pub fn encode_batch_ids<S: AsRef<str> + Sync>(
+        &self,
+        texts: &[S],
+        add_special_tokens: bool,
+    ) -> Result<Vec<Vec<u32>>> {
         let mut ids = self.map_batch(texts, |t| self.encode_ids(t.as_ref(), add_special_tokens))?;
         if let Some(pad) = &self.inner.settings.padding {
             crate::post::pad_batch_ids(&mut ids, pad);
@@ -757,7 +809,11 @@ impl Tokenizer {
     /// cooperative slices on wasm32), resolving to the outputs in input order. The first error
     /// cancels the rest; dropping the future cancels every job still running. A small batch
     /// ([`SMALL_BATCH_BYTES`](crate::batch::SMALL_BATCH_BYTES) in all) runs as one task.
-    pub fn encode_batch_async<S: Into<Arc<str>>>(&self, texts: impl IntoIterator<Item = S>, opts: EncodeOptions) -> crate::BatchFuture {
+    pub fn encode_batch_async<S: Into<Arc<str>>>(
+        &self,
+        texts: impl IntoIterator<Item = S>,
+        opts: EncodeOptions,
+    ) -> crate::BatchFuture {
         let pad = if opts.truncate_and_pad { self.batch_padding() } else { None };
         let texts: Vec<Arc<str>> = texts.into_iter().map(Into::into).collect();
         let total: usize = texts.iter().map(|t| t.len()).sum();
@@ -771,7 +827,8 @@ impl Tokenizer {
             });
             return crate::BatchFuture::small(task, n, total).padded(pad);
         }
-        crate::BatchFuture::new(texts.into_iter().map(|t| self.encode_async(t, opts.clone()).in_batch()).collect()).padded(pad)
+        crate::BatchFuture::new(texts.into_iter().map(|t| self.encode_async(t, opts.clone()).in_batch()).collect())
+            .padded(pad)
     }
 
     /// Run `work` with this tokenizer as one unit of work on its scheduler's pool (native) or
@@ -814,7 +871,11 @@ impl Tokenizer {
     }
 
     /// [`decode_batch`](Self::decode_batch) as a future on the scheduler.
-    pub fn decode_batch_async(&self, batch: Vec<Vec<u32>>, skip_special_tokens: bool) -> crate::TaskFuture<Vec<String>> {
+    pub fn decode_batch_async(
+        &self,
+        batch: Vec<Vec<u32>>,
+        skip_special_tokens: bool,
+    ) -> crate::TaskFuture<Vec<String>> {
         self.spawn(move |t| t.decode_batch(&batch, skip_special_tokens))
     }
 

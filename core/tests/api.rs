@@ -28,7 +28,8 @@ fn loading_errors_are_clear() {
     let e = Tokenizer::from_dir(&d).unwrap_err();
     assert!(matches!(e, Error::NotFound { .. }) && e.to_string().contains("tokenizer.json"), "{e}");
     // A valid tokenizer.json with a broken tokenizer_config.json.
-    std::fs::copy(yieldtok_testkit::fixtures::dir("llama2").unwrap().join("tokenizer.json"), d.join("tokenizer.json")).unwrap();
+    std::fs::copy(yieldtok_testkit::fixtures::dir("llama2").unwrap().join("tokenizer.json"), d.join("tokenizer.json"))
+        .unwrap();
     std::fs::write(d.join("tokenizer_config.json"), "{\"chat_template\": 5}").unwrap();
     let e = Tokenizer::from_dir(&d).unwrap_err();
     assert!(matches!(e, Error::InvalidConfig { .. }) && e.to_string().contains("chat_template"), "{e}");
@@ -133,7 +134,9 @@ fn short_job_overtakes_long_job_on_one_worker() {
     while lh.progress().done_bytes == 0 {
         std::thread::sleep(Duration::from_millis(1));
     }
-    let short = block_on(tok.encode_async("a short request", EncodeOptions { output: Output::Ids, ..Default::default() })).unwrap();
+    let short =
+        block_on(tok.encode_async("a short request", EncodeOptions { output: Output::Ids, ..Default::default() }))
+            .unwrap();
     let p = lh.progress();
     assert!(p.done_bytes < p.total_bytes, "the short job waited for the whole long job");
     assert_eq!(short.ids(), tok.encode_ids("a short request", true).unwrap());
@@ -154,7 +157,10 @@ fn unknown_structure_falls_back_to_one_exact_piece() {
     let specials = added_tokens(&tok, 64);
     for (r, _) in tok.plan(&text, 1000).iter().filter(|(r, _)| r.end < text.len()) {
         let b = r.end;
-        assert!(specials.iter().any(|s| text[..b].ends_with(s.as_str()) || text[b..].starts_with(s.as_str())), "cut at {b} is not an added-token edge");
+        assert!(
+            specials.iter().any(|s| text[..b].ends_with(s.as_str()) || text[b..].starts_with(s.as_str())),
+            "cut at {b} is not an added-token edge"
+        );
     }
     assert_eq!(tok.encode(&text, true).unwrap(), reference(&tok, &text, true));
     let job = tok.job(text.as_str(), EncodeOptions { piece_bytes: Some(64), ..Default::default() });
@@ -185,7 +191,9 @@ fn batch_futures_keep_order_and_fail_as_a_whole() {
     assert!(block_on(tok.encode_batch_async(Vec::<String>::new(), EncodeOptions::default())).unwrap().is_empty());
     // Many small jobs completing in any order come back in input order.
     let many: Vec<String> = (0..3000).map(|i| format!("text number {i}")).collect();
-    let outs = block_on(tok.encode_batch_async(many.clone(), EncodeOptions { output: Output::Ids, ..Default::default() })).unwrap();
+    let outs =
+        block_on(tok.encode_batch_async(many.clone(), EncodeOptions { output: Output::Ids, ..Default::default() }))
+            .unwrap();
     assert_eq!(outs.into_iter().map(|o| o.into_ids()).collect::<Vec<_>>(), tok.encode_batch_ids(&many, true).unwrap());
     // Cancelling the batch's handle fails the whole batch with Cancelled.
     let big = yieldtok_testkit::corpus::document(4 << 20);
@@ -199,7 +207,10 @@ fn batch_futures_keep_order_and_fail_as_a_whole() {
     let small = tok.encode_batch_async(["one", "two"], EncodeOptions::default());
     assert!(small.handle().jobs().is_empty() && small.len() == 2);
     let outs = block_on(small).unwrap();
-    assert_eq!(outs.into_iter().map(|o| o.into_ids()).collect::<Vec<_>>(), tok.encode_batch_ids(&["one", "two"], true).unwrap());
+    assert_eq!(
+        outs.into_iter().map(|o| o.into_ids()).collect::<Vec<_>>(),
+        tok.encode_batch_ids(&["one", "two"], true).unwrap()
+    );
     // (on one worker kept busy by a long encode, so the cancel lands before the task starts)
     let one = tok.with_scheduler(Scheduler::new(1));
     let mut long = one.encode_async(yieldtok_testkit::corpus::document(4 << 20), EncodeOptions::default());
@@ -239,7 +250,10 @@ fn time_budgeted_steps_size_their_pieces() {
     let job = tok.job(doc.as_str(), EncodeOptions::default());
     assert!(!job.step(yieldtok::Budget::time(Duration::ZERO)));
     let first = job.progress().done_bytes;
-    assert!(first >= yieldtok::job::MIN_SLICE_PIECE_BYTES && first < 2 * yieldtok::job::MIN_SLICE_PIECE_BYTES, "first piece {first} bytes");
+    assert!(
+        first >= yieldtok::job::MIN_SLICE_PIECE_BYTES && first < 2 * yieldtok::job::MIN_SLICE_PIECE_BYTES,
+        "first piece {first} bytes"
+    );
     // A byte budget keeps the job's piece size.
     let job2 = tok.job(doc.as_str(), EncodeOptions::default());
     assert!(!job2.step(yieldtok::Budget::bytes(1)));
@@ -260,7 +274,8 @@ fn long_async_results_are_assembled_off_the_workers_and_exact() {
     for f in futs {
         assert_eq!(block_on(f).unwrap().into_encoding().unwrap(), reference(&tok, &text, true));
     }
-    let ids = block_on(tok.encode_async(text.as_str(), EncodeOptions { output: Output::Ids, ..Default::default() })).unwrap();
+    let ids =
+        block_on(tok.encode_async(text.as_str(), EncodeOptions { output: Output::Ids, ..Default::default() })).unwrap();
     assert_eq!(ids.into_ids(), reference(&tok, &text, true).ids);
 }
 
@@ -278,7 +293,12 @@ fn tasks_do_not_wait_for_long_jobs() {
     let ids = tok.encode_ids("Hello world", false).unwrap();
     assert_eq!(block_on(tok.decode_async(ids, false)).unwrap(), "Hello world");
     let p = h.progress();
-    assert!(p.done_bytes < p.total_bytes / 2, "the task waited for {} of {} bytes of the long job", p.done_bytes, p.total_bytes);
+    assert!(
+        p.done_bytes < p.total_bytes / 2,
+        "the task waited for {} of {} bytes of the long job",
+        p.done_bytes,
+        p.total_bytes
+    );
     drop(long);
 }
 

@@ -8,8 +8,18 @@ mod common;
 use common::*;
 use yieldtok::{DecodeStream, Tokenizer};
 
-const FIXTURES: &[&str] =
-    &["qwen3", "llama3_1", "gpt4o", "gptoss", "deepseek_v3", "gemma3", "llama2", "minilm", "mon_unigram", "spm_unigram"];
+const FIXTURES: &[&str] = &[
+    "qwen3",
+    "llama3_1",
+    "gpt4o",
+    "gptoss",
+    "deepseek_v3",
+    "gemma3",
+    "llama2",
+    "minilm",
+    "mon_unigram",
+    "spm_unigram",
+];
 
 /// The oracle: `tokenizers`' own stream state machine.
 struct Oracle {
@@ -46,7 +56,10 @@ fn compare(tok: &Tokenizer, name: &str, chunks: &[Vec<u32>], seed: Vec<u32>, ski
         if want.is_err() {
             return;
         }
-        assert_eq!((ours.ids(), ours.prefix(), ours.prefix_index()), (&oracle.ids[..], &oracle.prefix[..], oracle.prefix_index));
+        assert_eq!(
+            (ours.ids(), ours.prefix(), ours.prefix_index()),
+            (&oracle.ids[..], &oracle.prefix[..], oracle.prefix_index)
+        );
     }
 }
 
@@ -92,7 +105,8 @@ fn random_ids_and_chunks() {
                         .collect()
                 })
                 .collect();
-            let seed: Vec<u32> = if trial % 3 == 0 { (0..rng.below(4)).map(|_| rng.pick(&pool)).collect() } else { vec![] };
+            let seed: Vec<u32> =
+                if trial % 3 == 0 { (0..rng.below(4)).map(|_| rng.pick(&pool)).collect() } else { vec![] };
             compare(&tok, &format!("{name} trial {trial}"), &chunks, seed, trial % 2 == 0);
         }
     }
@@ -108,11 +122,14 @@ fn many_streams_equal_separate_ones() {
         let mut many: Vec<DecodeStream> = (0..n).map(|i| DecodeStream::new(vec![], i % 3 == 0)).collect();
         let mut one: Vec<DecodeStream> = many.clone();
         for step in 0..30 {
-            let batch: Vec<Vec<u32>> =
-                (0..n).map(|i| (0..1 + (i + step) % 2).map(|k| ids[(i * 37 + step + k) % ids.len()]).collect()).collect();
+            let batch: Vec<Vec<u32>> = (0..n)
+                .map(|i| (0..1 + (i + step) % 2).map(|k| ids[(i * 37 + step + k) % ids.len()]).collect())
+                .collect();
             let mut refs: Vec<&mut DecodeStream> = many.iter_mut().collect();
-            let got: Vec<_> = tok.step_decode_streams(&mut refs, &batch).into_iter().map(|r| r.map_err(|e| e.to_string())).collect();
-            let want: Vec<_> = one.iter_mut().zip(&batch).map(|(s, b)| s.step(&tok, b).map_err(|e| e.to_string())).collect();
+            let got: Vec<_> =
+                tok.step_decode_streams(&mut refs, &batch).into_iter().map(|r| r.map_err(|e| e.to_string())).collect();
+            let want: Vec<_> =
+                one.iter_mut().zip(&batch).map(|(s, b)| s.step(&tok, b).map_err(|e| e.to_string())).collect();
             assert_eq!(got, want, "{name} step {step}");
         }
         assert_eq!(many, one);

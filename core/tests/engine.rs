@@ -40,11 +40,23 @@ fn check_ids(name: &str, tok: &Tokenizer, engine: &str) {
             let want = reference(&tok, text, add).ids;
             assert_eq!(tok.encode_ids(text, add).unwrap(), want, "{name}/{label}/encode_ids/add={add}");
             for piece in [64, 4096] {
-                let job = tok.job(text.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(piece), output: Output::Ids, ..Default::default() });
+                let job = tok.job(
+                    text.as_str(),
+                    EncodeOptions {
+                        add_special_tokens: add,
+                        piece_bytes: Some(piece),
+                        output: Output::Ids,
+                        ..Default::default()
+                    },
+                );
                 job.run_parallel();
                 assert_eq!(job.finish().unwrap().into_ids(), want, "{name}/{label}/piece={piece}/add={add}");
             }
-            let got = block_on(tok.encode_async(text.as_str(), EncodeOptions { add_special_tokens: add, output: Output::Ids, ..Default::default() })).unwrap();
+            let got = block_on(tok.encode_async(
+                text.as_str(),
+                EncodeOptions { add_special_tokens: add, output: Output::Ids, ..Default::default() },
+            ))
+            .unwrap();
             assert_eq!(got.into_ids(), want, "{name}/{label}/async/add={add}");
         }
     }

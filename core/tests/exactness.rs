@@ -25,7 +25,12 @@ fn check_tokenizer(name: &str) {
                 if piece == 1 && text.len() > 70_000 {
                     continue; // covered by the 64k mixed text below in the parallel check
                 }
-                let opts = EncodeOptions { add_special_tokens: add, piece_bytes: Some(piece), output: Output::Full, ..Default::default() };
+                let opts = EncodeOptions {
+                    add_special_tokens: add,
+                    piece_bytes: Some(piece),
+                    output: Output::Full,
+                    ..Default::default()
+                };
                 // Sequential, sliced with a tiny byte budget.
                 let job = tok.job(text.as_str(), opts.clone());
                 let mut steps = 0;
@@ -33,7 +38,12 @@ fn check_tokenizer(name: &str) {
                     steps += 1;
                 }
                 let got = job.finish().unwrap().into_encoding().unwrap();
-                assert_same(&format!("{name}/{label}/piece={piece}/sliced/add={add} ({steps} steps)"), &text, &got, &want);
+                assert_same(
+                    &format!("{name}/{label}/piece={piece}/sliced/add={add} ({steps} steps)"),
+                    &text,
+                    &got,
+                    &want,
+                );
                 // Parallel on the pool.
                 let job = tok.job(text.as_str(), opts.clone());
                 job.run_parallel();
@@ -41,7 +51,12 @@ fn check_tokenizer(name: &str) {
                 assert_same(&format!("{name}/{label}/piece={piece}/parallel/add={add}"), &text, &got, &want);
             }
             // Async through the scheduler, full and ids-only.
-            let opts = EncodeOptions { add_special_tokens: add, piece_bytes: Some(333), output: Output::Full, ..Default::default() };
+            let opts = EncodeOptions {
+                add_special_tokens: add,
+                piece_bytes: Some(333),
+                output: Output::Full,
+                ..Default::default()
+            };
             let got = block_on(tok.encode_async(text.as_str(), opts.clone())).unwrap();
             assert_same(&format!("{name}/{label}/async/add={add}"), &text, &got.into_encoding().unwrap(), &want);
             let ids = block_on(tok.encode_async(text.as_str(), EncodeOptions { output: Output::Ids, ..opts })).unwrap();
@@ -91,7 +106,12 @@ fn megabyte_inputs() {
         for piece in [3, 2048] {
             let job = tok.job(text.as_str(), EncodeOptions { piece_bytes: Some(piece), ..Default::default() });
             job.run_parallel();
-            assert_same(&format!("{name}/1MB/piece={piece}"), &text, &job.finish().unwrap().into_encoding().unwrap(), &want);
+            assert_same(
+                &format!("{name}/1MB/piece={piece}"),
+                &text,
+                &job.finish().unwrap().into_encoding().unwrap(),
+                &want,
+            );
         }
     }
 }

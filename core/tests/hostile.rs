@@ -50,9 +50,11 @@ fn tokenizer_json(zzzz_id: u64, extra: &[(&str, u64)], added: serde_json::Value,
     for (k, id) in extra {
         vocab.insert(k.to_string(), (*id).into());
     }
-    let mut merges = vec![serde_json::json!(["a", "b"]), serde_json::json!(["z", "z"]), serde_json::json!(["zz", "zz"])];
+    let mut merges =
+        vec![serde_json::json!(["a", "b"]), serde_json::json!(["z", "z"]), serde_json::json!(["zz", "zz"])];
     merges.extend(std::iter::repeat_n(serde_json::json!(["a", "b"]), extra_merges));
-    let byte_level = serde_json::json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true});
+    let byte_level =
+        serde_json::json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true});
     serde_json::json!({
         "version": "1.0", "truncation": null, "padding": null, "added_tokens": added, "normalizer": null,
         "pre_tokenizer": byte_level, "post_processor": null, "decoder": byte_level,
@@ -150,7 +152,11 @@ fn sparse_model_id_is_served_without_the_fast_engine() {
 #[test]
 fn sparse_added_token_id_is_served_without_the_fast_engine() {
     let d = tmpdir("sparse-added");
-    run_child("sparse_added", &write(&d, &tokenizer_json(258, &[("<big>", 2_000_000_000)], added_token(2_000_000_000, "<big>"), 0)), &[]);
+    run_child(
+        "sparse_added",
+        &write(&d, &tokenizer_json(258, &[("<big>", 2_000_000_000)], added_token(2_000_000_000, "<big>"), 0)),
+        &[],
+    );
 }
 
 #[test]
@@ -189,7 +195,10 @@ fn non_utf8_files_are_named_in_the_error() {
     write(&d, &tokenizer_json(258, &[], none(), 0));
     std::fs::write(d.join("tokenizer_config.json"), b"{\"bos_token\": \"\xff\"}").unwrap();
     let e = Tokenizer::from_dir(&d).unwrap_err();
-    assert!(matches!(e, Error::FileNotUtf8 { offset: 15, .. }) && e.to_string().contains("tokenizer_config.json"), "{e}");
+    assert!(
+        matches!(e, Error::FileNotUtf8 { offset: 15, .. }) && e.to_string().contains("tokenizer_config.json"),
+        "{e}"
+    );
     std::fs::remove_file(d.join("tokenizer_config.json")).unwrap();
     std::fs::write(d.join("chat_template.jinja"), b"{{ bos_token }}\xc3(").unwrap();
     let e = Tokenizer::from_dir(&d).unwrap_err();
@@ -288,7 +297,11 @@ fn child() {
         "file_too_large" | "dev_zero" => {
             let e = Tokenizer::from_file(&file).unwrap_err();
             assert!(matches!(e, Error::FileTooLarge { .. }), "{e}");
-            assert!(e.to_string().contains(&file.display().to_string()) && e.to_string().contains("YIELDTOK_MAX_FILE_BYTES"), "{e}");
+            assert!(
+                e.to_string().contains(&file.display().to_string())
+                    && e.to_string().contains("YIELDTOK_MAX_FILE_BYTES"),
+                "{e}"
+            );
             report(&case, e);
         }
         "dir_zero_template" => {

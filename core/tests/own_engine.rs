@@ -33,15 +33,26 @@ fn check_all_paths(name: &str, tok: &Tokenizer, label: &str, text: &str) {
             if piece == 1 && text.len() > 100_000 {
                 continue;
             }
-            let opts = EncodeOptions { add_special_tokens: add, piece_bytes: Some(piece), output: Output::Full, ..Default::default() };
+            let opts = EncodeOptions {
+                add_special_tokens: add,
+                piece_bytes: Some(piece),
+                output: Output::Full,
+                ..Default::default()
+            };
             let job = tok.job(text, opts.clone());
             job.run_parallel();
-            assert_same(&format!("{what}/piece={piece}/parallel"), text, &job.finish().unwrap().into_encoding().unwrap(), &want);
+            assert_same(
+                &format!("{what}/piece={piece}/parallel"),
+                text,
+                &job.finish().unwrap().into_encoding().unwrap(),
+                &want,
+            );
             let job = tok.job(text, EncodeOptions { output: Output::Ids, ..opts });
             job.run_parallel();
             assert_eq!(job.finish().unwrap().into_ids(), want.ids, "{what}/piece={piece}/parallel ids");
         }
-        let got = block_on(tok.encode_async(text, EncodeOptions { add_special_tokens: add, ..Default::default() })).unwrap();
+        let got =
+            block_on(tok.encode_async(text, EncodeOptions { add_special_tokens: add, ..Default::default() })).unwrap();
         assert_same(&format!("{what}/async"), text, &got.into_encoding().unwrap(), &want);
     }
 }
@@ -100,9 +111,22 @@ fn megabyte_texts() {
         for add in [false, true] {
             let want = reference(&tok, &text, add);
             assert_same(&format!("{name}/1MB/encode/add={add}"), &text, &tok.encode(&text, add).unwrap(), &want);
-            let job = tok.job(text.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(777), output: Output::Full, ..Default::default() });
+            let job = tok.job(
+                text.as_str(),
+                EncodeOptions {
+                    add_special_tokens: add,
+                    piece_bytes: Some(777),
+                    output: Output::Full,
+                    ..Default::default()
+                },
+            );
             job.run_parallel();
-            assert_same(&format!("{name}/1MB/piece=777/add={add}"), &text, &job.finish().unwrap().into_encoding().unwrap(), &want);
+            assert_same(
+                &format!("{name}/1MB/piece=777/add={add}"),
+                &text,
+                &job.finish().unwrap().into_encoding().unwrap(),
+                &want,
+            );
         }
     }
 }

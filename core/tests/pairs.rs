@@ -20,7 +20,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use common::*;
 use tokenizers::{EncodeInput, PaddingDirection, PaddingParams, PaddingStrategy};
-use yieldtok::{CancelFlag, EncodeOptions, Encoding, Input, Output, TruncationDirection, TruncationParams, TruncationStrategy};
+use yieldtok::{
+    CancelFlag, EncodeOptions, Encoding, Input, Output, TruncationDirection, TruncationParams, TruncationStrategy,
+};
 use yieldtok_testkit::fixtures::{ENGINE_EXTRA, NAMES};
 
 fn texts(tok: &yieldtok::Tokenizer) -> Vec<String> {
@@ -56,8 +58,19 @@ fn truncations() -> Vec<Option<TruncationParams>> {
 fn paddings() -> Vec<Option<PaddingParams>> {
     vec![
         None,
-        Some(PaddingParams { strategy: PaddingStrategy::Fixed(40), pad_id: 3, pad_type_id: 1, pad_token: "<pad>".into(), ..Default::default() }),
-        Some(PaddingParams { pad_to_multiple_of: Some(8), direction: PaddingDirection::Left, pad_id: 7, ..Default::default() }),
+        Some(PaddingParams {
+            strategy: PaddingStrategy::Fixed(40),
+            pad_id: 3,
+            pad_type_id: 1,
+            pad_token: "<pad>".into(),
+            ..Default::default()
+        }),
+        Some(PaddingParams {
+            pad_to_multiple_of: Some(8),
+            direction: PaddingDirection::Left,
+            pad_id: 7,
+            ..Default::default()
+        }),
         Some(PaddingParams { ..Default::default() }),
     ]
 }
@@ -105,7 +118,9 @@ fn pairs_truncation_padding_match_tokenizers() {
             // A `max_length` below the special tokens' count: the release builds of
             // `tokenizers` wrap the subtraction (Python: no truncation at all), this debug
             // build panics; the Python suite covers it.
-            let Ok(ok) = catch_unwind(AssertUnwindSafe(|| oracle.hf.with_truncation(trunc.clone()).is_ok())) else { continue };
+            let Ok(ok) = catch_unwind(AssertUnwindSafe(|| oracle.hf.with_truncation(trunc.clone()).is_ok())) else {
+                continue;
+            };
             let Ok(with_trunc) = base.with_truncation(trunc.clone()) else {
                 assert!(!ok, "{name}: yieldtok refuses {trunc:?}");
                 continue;
@@ -121,16 +136,31 @@ fn pairs_truncation_padding_match_tokenizers() {
                         let want = attempt(|| hf.encode(t.as_str(), add));
                         check(&label(&format!("single {i} add={add}")), tok.encode(t, add), want.clone());
                         let ids = tok.encode_ids(t, add);
-                        assert_eq!(ids.ok(), want.map(|w| w.get_ids().to_vec()), "{}", label(&format!("ids {i} add={add}")));
+                        assert_eq!(
+                            ids.ok(),
+                            want.map(|w| w.get_ids().to_vec()),
+                            "{}",
+                            label(&format!("ids {i} add={add}"))
+                        );
                     }
                     for &(a, b) in &pairs {
                         let want = attempt(|| hf.encode((texts[a].as_str(), texts[b].as_str()), add));
-                        check(&label(&format!("pair {a},{b} add={add}")), tok.encode_pair(&texts[a], &texts[b], add), want);
+                        check(
+                            &label(&format!("pair {a},{b} add={add}")),
+                            tok.encode_pair(&texts[a], &texts[b], add),
+                            want,
+                        );
                     }
                 }
                 // A batch mixing lengths, texts and pairs.
                 let inputs: Vec<Input> = (0..texts.len())
-                    .map(|i| if i % 3 == 1 { Input::Pair(texts[i].as_str().into(), texts[(i + 3) % texts.len()].as_str().into()) } else { Input::Single(texts[i].as_str().into()) })
+                    .map(|i| {
+                        if i % 3 == 1 {
+                            Input::Pair(texts[i].as_str().into(), texts[(i + 3) % texts.len()].as_str().into())
+                        } else {
+                            Input::Single(texts[i].as_str().into())
+                        }
+                    })
                     .collect();
                 let hf_inputs: Vec<EncodeInput> = inputs
                     .iter()
@@ -153,14 +183,23 @@ fn pairs_truncation_padding_match_tokenizers() {
                 }
                 // Singles only: the sync batch and the async one pad over the batch the same way.
                 let singles: Vec<&str> = texts.iter().map(String::as_str).collect();
-                if let Some(w) = attempt(|| hf.encode_batch(singles.iter().map(|&t| EncodeInput::from(t)).collect(), true)) {
+                if let Some(w) =
+                    attempt(|| hf.encode_batch(singles.iter().map(|&t| EncodeInput::from(t)).collect(), true))
+                {
                     let got = tok.encode_batch(&singles, true).unwrap();
                     let w: Vec<Encoding> = w.into_iter().map(Encoding::from).collect();
                     got.iter().zip(&w).for_each(|(g, w)| same(&label("encode_batch"), g, w));
                     let outs = block_on(tok.encode_batch_async(singles.clone(), EncodeOptions::default())).unwrap();
-                    outs.iter().zip(&w).for_each(|(g, w)| same(&label("encode_batch_async"), g.clone().into_encoding().as_ref().unwrap(), w));
+                    outs.iter().zip(&w).for_each(|(g, w)| {
+                        same(&label("encode_batch_async"), g.clone().into_encoding().as_ref().unwrap(), w)
+                    });
                     let ids = tok.encode_batch_ids(&singles, true).unwrap();
-                    assert_eq!(ids, w.iter().map(|e| e.ids.clone()).collect::<Vec<_>>(), "{}", label("encode_batch_ids"));
+                    assert_eq!(
+                        ids,
+                        w.iter().map(|e| e.ids.clone()).collect::<Vec<_>>(),
+                        "{}",
+                        label("encode_batch_ids")
+                    );
                 }
             }
         }
@@ -181,7 +220,8 @@ fn count_ignores_truncation_and_padding() {
     assert_eq!(t.count(&text, true).unwrap(), full);
     assert_eq!(t.encode(&text, true).unwrap().len(), 100);
     assert_eq!(t.encode_ids(&text, true).unwrap().len(), 100);
-    let job = t.job(text.as_str(), EncodeOptions { output: Output::Ids, truncate_and_pad: false, ..Default::default() });
+    let job =
+        t.job(text.as_str(), EncodeOptions { output: Output::Ids, truncate_and_pad: false, ..Default::default() });
     job.step(yieldtok::Budget::UNLIMITED);
     assert_eq!(job.finish().unwrap().ids().len(), full);
     // The settings survive serialization, as `tokenizers`' `to_str` keeps them.

@@ -3,7 +3,9 @@
 //! tokens, bytes vs value parsing, single histories, packing arguments, thread safety.
 
 use serde_json::{json, Value};
-use yieldtok::trajectory::{self, History, PackOptions, TrajectoryErrorKind as K, TrajectoryOptions, TrajectoryTokenizer};
+use yieldtok::trajectory::{
+    self, History, PackOptions, TrajectoryErrorKind as K, TrajectoryOptions, TrajectoryTokenizer,
+};
 
 fn qwen3() -> TrajectoryTokenizer {
     let tok = yieldtok::Tokenizer::from_dir(yieldtok_testkit::fixtures::dir("qwen3").unwrap()).unwrap();
@@ -57,7 +59,10 @@ fn errors_name_their_place_and_spare_the_rest() {
     let g0 = &out[0];
     assert_eq!(g0.errors.len(), 1);
     let e = &g0.errors[0];
-    assert_eq!((e.location.group, e.location.trajectory, e.location.history, e.location.item), (Some(0), Some(2), Some(0), Some(2)));
+    assert_eq!(
+        (e.location.group, e.location.trajectory, e.location.history, e.location.item),
+        (Some(0), Some(2), Some(0), Some(2))
+    );
     assert!(matches!(e.kind, K::InvalidInput(_)), "{e}");
     assert!(e.to_string().contains("token"), "{e}");
     assert_eq!(g0.results.len(), 2, "rewards 1 and 0 of the two valid trajectories: both kept");
@@ -72,7 +77,10 @@ fn errors_name_their_place_and_spare_the_rest() {
     assert!(matches!(g1.errors[0].kind, K::TokenIdOutOfVocabulary { id: 999999999, .. }), "{}", g1.errors[0]);
     assert_eq!(g1.errors[0].location.item, Some(2));
     assert_eq!(g1.results.len(), 1);
-    let lenient = tt.tokenize_trajectory_groups(&parsed, &TrajectoryOptions { seed: Some(3), ..TrajectoryOptions::art_compatible() });
+    let lenient = tt.tokenize_trajectory_groups(
+        &parsed,
+        &TrajectoryOptions { seed: Some(3), ..TrajectoryOptions::art_compatible() },
+    );
     assert!(lenient[1].errors.is_empty());
     assert!(lenient[1].results.iter().any(|r| r.token_ids.contains(&999999999)));
 
@@ -91,7 +99,12 @@ fn errors_name_their_place_and_spare_the_rest() {
     // error of trajectory 1), with stable names, and convert into the crate's error
     let mut missing_token = trajectory(0.0, "token_id:50");
     missing_token["messages_and_choices"][2]["logprobs"]["content"][0].as_object_mut().unwrap().remove("token");
-    let groups = trajectory::groups_from_value(&json!([[trajectory(1.0, "token_id:999999999"), missing_token, trajectory(0.0, "token_id:50")]])).unwrap();
+    let groups = trajectory::groups_from_value(&json!([[
+        trajectory(1.0, "token_id:999999999"),
+        missing_token,
+        trajectory(0.0, "token_id:50")
+    ]]))
+    .unwrap();
     let g = &tt.tokenize_trajectory_groups(&groups, &opts)[0];
     let order: Vec<_> = g.errors.iter().map(|e| (e.location.trajectory, e.kind.name())).collect();
     assert_eq!(order, [(Some(0), "token_id_out_of_vocabulary"), (Some(1), "invalid_input")]);
@@ -120,7 +133,8 @@ fn same_seed_same_draws_and_a_single_history() {
     let first_sampled = a[0].logprobs.iter().position(|x| !x.is_nan()).unwrap();
     assert_eq!(a[0].prompt_length, first_sampled - 1);
 
-    let history: History = trajectory::history_from_value(&trajectory(1.0, "token_id:50")["messages_and_choices"]).unwrap();
+    let history: History =
+        trajectory::history_from_value(&trajectory(1.0, "token_id:50")["messages_and_choices"]).unwrap();
     let one = tt.tokenize_trajectory(&history, 0.25, &opts).unwrap().unwrap();
     assert_eq!(one.token_ids, a[0].token_ids);
     assert_eq!((one.advantage, one.weight, one.prompt_id, one.prompt_length), (0.25, 0.0, 0, 0));
@@ -144,19 +158,28 @@ fn is_send_and_sync() {
 #[test]
 fn async_and_cancellable_tokenization() {
     let tt = qwen3();
-    let raw = json!([[trajectory(1.0, "token_id:50"), trajectory(0.0, "token_id:50")], [trajectory(0.5, "token_id:50"), trajectory(0.0, "token_id:50")]]);
+    let raw = json!([
+        [trajectory(1.0, "token_id:50"), trajectory(0.0, "token_id:50")],
+        [trajectory(0.5, "token_id:50"), trajectory(0.0, "token_id:50")]
+    ]);
     let groups = trajectory::groups_from_value(&raw).unwrap();
     let opts = TrajectoryOptions { seed: Some(5), ..Default::default() };
     // (results hold NaN logprobs, so compare what identifies them)
     let key = |gs: &[trajectory::GroupResult]| -> Vec<(Vec<u32>, i64, usize, u64)> {
-        gs.iter().flat_map(|g| &g.results).map(|r| (r.token_ids.clone(), r.prompt_id, r.trajectory_index, r.advantage.to_bits())).collect()
+        gs.iter()
+            .flat_map(|g| &g.results)
+            .map(|r| (r.token_ids.clone(), r.prompt_id, r.trajectory_index, r.advantage.to_bits()))
+            .collect()
     };
     let plain = key(&tt.tokenize_trajectory_groups(&groups, &opts));
     let flag = yieldtok::CancelFlag::new();
     let live = tt.tokenize_trajectory_groups_cancellable(&groups, &opts, &flag).unwrap();
     assert_eq!(key(&live), plain);
     flag.cancel();
-    assert!(matches!(tt.tokenize_trajectory_groups_cancellable(&groups, &opts, &flag), Err(yieldtok::Error::Cancelled)));
+    assert!(matches!(
+        tt.tokenize_trajectory_groups_cancellable(&groups, &opts, &flag),
+        Err(yieldtok::Error::Cancelled)
+    ));
     // The future: parsed and tokenized on the scheduler, same results.
     let tok = tt.tokenizer().clone();
     let fut = tok.tokenize_trajectory_groups_async(serde_json::to_vec(&raw).unwrap(), opts.clone());
@@ -189,7 +212,11 @@ fn json_lines_parse_like_a_list() {
     let out = qwen3().tokenize_trajectory_groups(&groups, &TrajectoryOptions { seed: Some(1), ..Default::default() });
     assert_eq!(out[1].errors.len(), 1);
     assert_eq!((out[1].errors[0].location.group, out[1].errors[0].location.trajectory), (Some(1), None));
-    assert_eq!(out[0].results.len() + out[2].results.len(), 2, "line 1: rewards 1 and 0; line 4: one trajectory, advantage 0 dropped");
+    assert_eq!(
+        out[0].results.len() + out[2].results.len(),
+        2,
+        "line 1: rewards 1 and 0; line 4: one trajectory, advantage 0 dropped"
+    );
 }
 
 /// One bad value fails only its own trajectory, named by place and line, in every input form;
@@ -206,7 +233,16 @@ fn one_bad_value_spares_the_rest_of_the_batch() {
     let syntax = good(0.5).replace("\"reward\":0.5", "\"reward\":0.5.5");
     let bad_utf8 = good(0.25).replace("Weather?", "Weather~?");
     let lone_surrogate = good(0.75).replace("Weather?", "Weather\\ud800?");
-    let doc = format!("[[{},\n{},\n{},\n{}],\n[{}, {}, {}],\n5]", good(1.0), nan_reward, syntax, neg_inf, good(1.0), bad_utf8, lone_surrogate);
+    let doc = format!(
+        "[[{},\n{},\n{},\n{}],\n[{}, {}, {}],\n5]",
+        good(1.0),
+        nan_reward,
+        syntax,
+        neg_inf,
+        good(1.0),
+        bad_utf8,
+        lone_surrogate
+    );
     let mut bytes = doc.into_bytes();
     let at = bytes.iter().position(|&b| b == b'~').unwrap();
     bytes[at] = 0xff; // invalid UTF-8 inside a string of group 1, trajectory 1
@@ -216,24 +252,32 @@ fn one_bad_value_spares_the_rest_of_the_batch() {
     let errors: Vec<(Option<usize>, Option<usize>, String)> =
         out.iter().flat_map(|g| &g.errors).map(|e| (e.location.group, e.location.trajectory, e.to_string())).collect();
     let places: Vec<_> = errors.iter().map(|(g, t, _)| (*g, *t)).collect();
-    assert_eq!(places, [(Some(0), Some(1)), (Some(0), Some(2)), (Some(1), Some(1)), (Some(1), Some(2)), (Some(2), None)], "{errors:#?}");
+    assert_eq!(
+        places,
+        [(Some(0), Some(1)), (Some(0), Some(2)), (Some(1), Some(1)), (Some(1), Some(2)), (Some(2), None)],
+        "{errors:#?}"
+    );
     assert!(errors[0].2.contains("reward: NaN is not a finite number"), "{}", errors[0].2);
     assert!(errors[1].2.contains("not valid JSON at line 3 column"), "{}", errors[1].2);
     assert!(errors[2].2.contains("not UTF-8 at line 5"), "{}", errors[2].2);
     assert!(errors[3].2.contains("surrogate"), "{}", errors[3].2);
     assert!(errors[4].2.contains("list of trajectories"), "{}", errors[4].2);
     // the valid ones: group 0's rewards 1.0 and 0.0 (the -Infinity one), group 1's single one
-    let kept: Vec<(usize, usize)> = out.iter().flat_map(|g| &g.results).map(|r| (r.group_index, r.trajectory_index)).collect();
+    let kept: Vec<(usize, usize)> =
+        out.iter().flat_map(|g| &g.results).map(|r| (r.group_index, r.trajectory_index)).collect();
     assert_eq!(kept.len(), 2, "{kept:?} (group 1's lone valid trajectory has advantage 0 and is dropped)");
     let r = out[0].results.iter().find(|r| r.trajectory_index == 3).expect("the -Infinity trajectory is kept");
     assert!(r.logprobs.contains(&f64::NEG_INFINITY));
 
     // the same data as a value (the markers front ends write) gives the same errors' places
-    let mut v: Value = json!([[trajectory(1.0, "token_id:50"), trajectory(1.0, "token_id:50"), trajectory(0.0, "token_id:50")]]);
+    let mut v: Value =
+        json!([[trajectory(1.0, "token_id:50"), trajectory(1.0, "token_id:50"), trajectory(0.0, "token_id:50")]]);
     v[0][1]["reward"] = json!(trajectory::lenient::NAN_MARKER);
-    v[0][2]["messages_and_choices"][2]["logprobs"]["content"][1]["logprob"] = json!(trajectory::lenient::NEG_INFINITY_MARKER);
+    v[0][2]["messages_and_choices"][2]["logprobs"]["content"][1]["logprob"] =
+        json!(trajectory::lenient::NEG_INFINITY_MARKER);
     let from_value = tt.tokenize_trajectory_groups(&trajectory::groups_from_value(&v).unwrap(), &opts);
-    let from_bytes = tt.tokenize_trajectory_groups(&trajectory::parse_groups(&serde_json::to_vec(&v).unwrap()).unwrap(), &opts);
+    let from_bytes =
+        tt.tokenize_trajectory_groups(&trajectory::parse_groups(&serde_json::to_vec(&v).unwrap()).unwrap(), &opts);
     for out in [&from_value, &from_bytes] {
         assert_eq!(out[0].errors.len(), 1);
         assert_eq!(out[0].errors[0].location.trajectory, Some(1));
@@ -241,7 +285,10 @@ fn one_bad_value_spares_the_rest_of_the_batch() {
         assert!(out[0].results.iter().any(|r| r.logprobs.contains(&f64::NEG_INFINITY)));
     }
     // a trajectory a front end could not write: its marker and reason
-    let v = json!([[trajectory::lenient::invalid_marker("messages_and_choices[0].content", "lone surrogate"), trajectory(0.0, "token_id:50")]]);
+    let v = json!([[
+        trajectory::lenient::invalid_marker("messages_and_choices[0].content", "lone surrogate"),
+        trajectory(0.0, "token_id:50")
+    ]]);
     let out = tt.tokenize_trajectory_groups(&trajectory::groups_from_value(&v).unwrap(), &opts);
     assert_eq!(out[0].errors.len(), 1);
     assert_eq!(
@@ -250,7 +297,10 @@ fn one_bad_value_spares_the_rest_of_the_batch() {
     );
 
     // ART's behaviour with validation off: the NaN reward is taken, the group's advantages are NaN
-    let art = tt.tokenize_trajectory_groups(&groups, &TrajectoryOptions { seed: Some(2), ..TrajectoryOptions::art_compatible() });
+    let art = tt.tokenize_trajectory_groups(
+        &groups,
+        &TrajectoryOptions { seed: Some(2), ..TrajectoryOptions::art_compatible() },
+    );
     assert!(art[0].errors.iter().all(|e| e.location.trajectory != Some(1)));
     assert!(art[0].results.iter().all(|r| r.advantage.is_nan()));
 

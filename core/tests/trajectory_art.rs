@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use yieldtok::trajectory::{
-    self, GroupResult, PackOptions, Packed, TokenizedResult, ToolSchemaFormat, TrajectoryErrorKind, TrajectoryOptions, TrajectoryTokenizer,
+    self, GroupResult, PackOptions, Packed, TokenizedResult, ToolSchemaFormat, TrajectoryErrorKind, TrajectoryOptions,
+    TrajectoryTokenizer,
 };
 
 fn repo_root() -> PathBuf {
@@ -234,7 +235,8 @@ fn compare_packed(ctx: &str, ours: &Packed, art: &Value, st: &mut Stats) {
     check_i("parent_ids", &ours.parent_ids, st);
     check_i("input_pos", &ours.input_pos, st);
     let mask: Vec<i64> = ours.assistant_mask.iter().map(|&b| b as i64).collect();
-    let art_mask: Vec<i64> = tensor_rows(&art["assistant_mask"]).iter().flatten().map(|v| v.as_bool().unwrap() as i64).collect();
+    let art_mask: Vec<i64> =
+        tensor_rows(&art["assistant_mask"]).iter().flatten().map(|v| v.as_bool().unwrap() as i64).collect();
     if mask != art_mask {
         st.fail(format!("{ctx}: packed assistant_mask"));
     }
@@ -313,7 +315,8 @@ fn run(cases_path: &Path, oracle_path: &Path, fixtures: Option<&Path>) -> Stats 
     };
     let cases = wrap(read_json(cases_path));
     let oracle = wrap(read_json(oracle_path));
-    let inputs: HashMap<&str, &Value> = cases["cases"].as_array().unwrap().iter().map(|c| (c["name"].as_str().unwrap(), c)).collect();
+    let inputs: HashMap<&str, &Value> =
+        cases["cases"].as_array().unwrap().iter().map(|c| (c["name"].as_str().unwrap(), c)).collect();
     let mut tokenizers: HashMap<String, TrajectoryTokenizer> = HashMap::new();
     let mut st = Stats::default();
     for out in oracle["cases"].as_array().unwrap() {
@@ -392,9 +395,13 @@ fn run(cases_path: &Path, oracle_path: &Path, fixtures: Option<&Path>) -> Stats 
                 let adv = row.get("result").and_then(|r| r.get("advantage")).map(float).unwrap_or(0.0);
                 let ctx = format!("{name} history {gi}/{ti}/{hi}");
                 match (tt.tokenize_trajectory(&history, adv, &lenient), row["ok"].as_bool().unwrap()) {
-                    (Ok(Some(r)), true) if !row["result"].is_null() => compare_result(&ctx, &r, &row["result"], true, &mut st),
+                    (Ok(Some(r)), true) if !row["result"].is_null() => {
+                        compare_result(&ctx, &r, &row["result"], true, &mut st)
+                    }
                     (Ok(None), true) if row["result"].is_null() => {}
-                    (Err(e), false) if same_exception(&e.kind, row["error"]["type"].as_str().unwrap()) => st.errors_matched += 1,
+                    (Err(e), false) if same_exception(&e.kind, row["error"]["type"].as_str().unwrap()) => {
+                        st.errors_matched += 1
+                    }
                     (ours, _) => st.fail(format!(
                         "{ctx}: ours {:?} vs ART {}",
                         ours.map(|r| r.map(|r| r.len())),
@@ -446,7 +453,8 @@ fn small_fixture_matches_art() {
 /// (or just `cargo test`: it runs when both are set).
 #[test]
 fn external_oracle_matches_art() {
-    let (Some(cases), Some(oracle)) = (std::env::var_os("YIELDTOK_ART_CASES"), std::env::var_os("YIELDTOK_ART_ORACLE")) else {
+    let (Some(cases), Some(oracle)) = (std::env::var_os("YIELDTOK_ART_CASES"), std::env::var_os("YIELDTOK_ART_ORACLE"))
+    else {
         eprintln!("external_oracle_matches_art: YIELDTOK_ART_CASES / YIELDTOK_ART_ORACLE not set, skipped");
         return;
     };

@@ -48,7 +48,8 @@ impl Tokenizer {
     /// The compiled template that `chat_template` (a name, a source, or `None`) selects.
     pub fn chat_template(&self, chat_template: Option<&str>, has_tools: bool) -> Result<Arc<ChatTemplate>> {
         let config = self.inner.config.as_ref();
-        let source = resolve_chat_template_arg(config.and_then(|c| c.chat_template.as_ref()), chat_template, has_tools)?;
+        let source =
+            resolve_chat_template_arg(config.and_then(|c| c.chat_template.as_ref()), chat_template, has_tools)?;
         let cache = &self.inner.templates.0;
         if let Some(t) = cache.try_read().ok().and_then(|c| c.get(source).cloned()) {
             return Ok(t);

@@ -76,8 +76,7 @@ const _: () = {
 impl FastEngine {
     /// Build from the tokenizer.json text; Err(reason) when fastokens cannot serve this tokenizer.
     pub fn from_json(json: &str) -> Result<Self, String> {
-        let mut value: Value =
-            serde_json::from_str(json).map_err(|e| format!("tokenizer.json: {e}"))?;
+        let mut value: Value = serde_json::from_str(json).map_err(|e| format!("tokenizer.json: {e}"))?;
         // Checked up front (cheap) rather than after a failed build: fastokens reports a
         // gapped vocab as the misleading "unsupported model type: Other" (its BPE
         // `try_from` error is swallowed by an untagged serde fallback), and a failed
@@ -106,9 +105,7 @@ impl FastEngine {
         }
         self.busy.fetch_add(1, Ordering::SeqCst);
         let _busy = Busy(&self.busy);
-        self.tok
-            .encode_with_special_tokens(text, false)
-            .map_err(|e| format!("fastokens: {e}"))
+        self.tok.encode_with_special_tokens(text, false).map_err(|e| format!("fastokens: {e}"))
     }
 
     /// Whether no thread is inside the engine. Read in a forked child before its first use
@@ -137,10 +134,9 @@ pub fn normalize_gapped_vocab(json: &mut Value) -> Result<Vec<(String, u32)>, St
     if let Some(Value::Array(added)) = json.get("added_tokens") {
         for a in added {
             let flag = |k: &str| a.get(k).and_then(Value::as_bool).unwrap_or(false);
-            let (Some(content), Some(id)) = (
-                a.get("content").and_then(Value::as_str),
-                a.get("id").and_then(Value::as_u64),
-            ) else {
+            let (Some(content), Some(id)) =
+                (a.get("content").and_then(Value::as_str), a.get("id").and_then(Value::as_u64))
+            else {
                 continue;
             };
             if flag("lstrip") || flag("rstrip") || flag("single_word") {
@@ -159,19 +155,13 @@ pub fn normalize_gapped_vocab(json: &mut Value) -> Result<Vec<(String, u32)>, St
     let mut ids: Vec<u64> = vocab.values().filter_map(Value::as_u64).collect();
     ids.sort_unstable();
     ids.dedup();
-    let dense = ids
-        .iter()
-        .enumerate()
-        .take_while(|&(i, &id)| i as u64 == id)
-        .count() as u64;
+    let dense = ids.iter().enumerate().take_while(|&(i, &id)| i as u64 == id).count() as u64;
     if dense == ids.len() as u64 {
         return Ok(Vec::new()); // already dense
     }
     let mut removed = Vec::new();
     for (content, id) in candidates {
-        if u64::from(id) >= dense
-            && vocab.get(&content).and_then(Value::as_u64) == Some(u64::from(id))
-        {
+        if u64::from(id) >= dense && vocab.get(&content).and_then(Value::as_u64) == Some(u64::from(id)) {
             vocab.remove(&content);
             removed.push((content, id));
         }
@@ -207,4 +197,3 @@ pub fn bound_internal_threads() -> String {
         }
     }
 }
-

@@ -84,7 +84,11 @@ impl OwnEngine {
     /// continuation pieces) must give the reference piece's ids, byte offsets and words, and
     /// the assembled result the reference's whole-text `encode` (ids, offsets, type ids, both
     /// masks) with and without special tokens. `Err(reason)` on the first difference.
-    pub(crate) fn verify(engine: Engine, tok: &tokenizers::Tokenizer, planner: &Planner) -> std::result::Result<Self, String> {
+    pub(crate) fn verify(
+        engine: Engine,
+        tok: &tokenizers::Tokenizer,
+        planner: &Planner,
+    ) -> std::result::Result<Self, String> {
         let sample = crate::split::selfcheck::sample(tok);
         let mut own = OwnEngine { engine, post: Post::PostProcess };
         let mut plans: Vec<(&str, usize, Vec<OwnPiece>)> = Vec::new();
@@ -125,15 +129,20 @@ impl OwnEngine {
         let mut cur = ZoneCursor::default();
         let mut start = 0;
         while start < text.len() || (text.is_empty() && out.is_empty()) {
-            let (end, mode) = if text.is_empty() { (0, Mode::Normal) } else { planner.next_piece(text, start, target, &mut cur) };
-            let want = crate::pipeline::encode_piece(tok, planner.rules.continuation.as_ref(), text, start..end, mode, true)
-                .map_err(|e| format!("reference piece encode failed: {e}"))?;
+            let (end, mode) =
+                if text.is_empty() { (0, Mode::Normal) } else { planner.next_piece(text, start, target, &mut cur) };
+            let want =
+                crate::pipeline::encode_piece(tok, planner.rules.continuation.as_ref(), text, start..end, mode, true)
+                    .map_err(|e| format!("reference piece encode failed: {e}"))?;
             let got = self.encode(&text[start..end], mode, None).map_err(|e| format!("engine encode failed: {e}"))?;
-            let at = |what: &str| format!("{what} differ from the reference in the {mode:?} piece {start}..{end} of {target}-byte pieces: {:?}", &text[start..end]);
+            let at = |what: &str| {
+                format!("{what} differ from the reference in the {mode:?} piece {start}..{end} of {target}-byte pieces: {:?}", &text[start..end])
+            };
             if got.ids != want.get_ids() {
                 return Err(at("ids"));
             }
-            let offsets: Vec<(usize, usize)> = got.offsets.iter().map(|&(a, b)| (start + a as usize, start + b as usize)).collect();
+            let offsets: Vec<(usize, usize)> =
+                got.offsets.iter().map(|&(a, b)| (start + a as usize, start + b as usize)).collect();
             if offsets != want.get_offsets() {
                 return Err(at("byte offsets"));
             }
@@ -149,7 +158,11 @@ impl OwnEngine {
         Ok(out)
     }
 
-    fn check_assembly(&self, tok: &tokenizers::Tokenizer, plans: &[(&str, usize, Vec<OwnPiece>)]) -> std::result::Result<(), String> {
+    fn check_assembly(
+        &self,
+        tok: &tokenizers::Tokenizer,
+        plans: &[(&str, usize, Vec<OwnPiece>)],
+    ) -> std::result::Result<(), String> {
         for add in [false, true] {
             for (text, target, pieces) in plans {
                 let want = Encoding::from(tok.encode(*text, add).map_err(|e| format!("reference encode failed: {e}"))?);
@@ -191,7 +204,12 @@ impl OwnEngine {
 
     /// Concatenate pieces (in text order) and post-process once, as `tokenizers` does for the
     /// whole text.
-    pub(crate) fn assemble(&self, tok: &tokenizers::Tokenizer, pieces: Vec<OwnPiece>, add_special_tokens: bool) -> Result<Encoding> {
+    pub(crate) fn assemble(
+        &self,
+        tok: &tokenizers::Tokenizer,
+        pieces: Vec<OwnPiece>,
+        add_special_tokens: bool,
+    ) -> Result<Encoding> {
         match &self.post {
             Post::Direct(frame) => Ok(frame.assemble(&pieces, add_special_tokens)),
             Post::PostProcess => {
@@ -249,12 +267,17 @@ impl Frame {
             );
             let out = tok.post_process(enc, None, add).ok()?;
             let ids = out.get_ids();
-            let first = if n == 0 { ids.iter().position(|&i| i == MARK).unwrap_or(0) } else { ids.iter().position(|&i| i == MARK)? };
+            let first = if n == 0 {
+                ids.iter().position(|&i| i == MARK).unwrap_or(0)
+            } else {
+                ids.iter().position(|&i| i == MARK)?
+            };
             if ids.iter().filter(|&&i| i == MARK).count() != n || ids[first..first + n].iter().any(|&i| i != MARK) {
                 return None;
             }
             let content = first..first + n;
-            let (types, special, attention) = (out.get_type_ids(), out.get_special_tokens_mask(), out.get_attention_mask());
+            let (types, special, attention) =
+                (out.get_type_ids(), out.get_special_tokens_mask(), out.get_attention_mask());
             if out.get_offsets()[content.clone()] != offsets[..]
                 || out.get_word_ids()[content.clone()].iter().copied().ne((0..n as u32).map(Some))
                 || special[content.clone()].iter().any(|&m| m != 0)

@@ -311,12 +311,16 @@ fn classify_sentencepiece(
     let continuation = match prepend_at {
         None => None,
         Some(i) => {
-            let rest: Vec<Value> = steps.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, v)| (*v).clone()).collect();
+            let rest: Vec<Value> =
+                steps.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, v)| (*v).clone()).collect();
             let wrapper = if rest.is_empty() {
                 None
             } else {
                 let seq = serde_json::json!({"type": "Sequence", "normalizers": rest});
-                Some(serde_json::from_value::<NormalizerWrapper>(seq).map_err(|e| format!("cannot rebuild normalizer: {e}"))?)
+                Some(
+                    serde_json::from_value::<NormalizerWrapper>(seq)
+                        .map_err(|e| format!("cannot rebuild normalizer: {e}"))?,
+                )
             };
             Some(wrapper)
         }

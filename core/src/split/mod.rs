@@ -30,6 +30,6 @@ mod plan;
 pub(crate) mod selfcheck;
 
 pub use classify::{CutRules, Family};
-pub(crate) use plan::{Mode, Planner};
 pub use plan::ZoneCursor;
+pub(crate) use plan::{Mode, Planner};
 pub(crate) use selfcheck::self_check;

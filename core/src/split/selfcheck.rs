@@ -63,11 +63,7 @@ pub(crate) fn sample(tok: &tokenizers::Tokenizer) -> String {
 }
 
 /// Encode `text` whole and cut at every candidate; `Err(description)` on the first difference.
-pub(crate) fn self_check(
-    tok: &tokenizers::Tokenizer,
-    planner: &Planner,
-    text: &str,
-) -> Result<usize, String> {
+pub(crate) fn self_check(tok: &tokenizers::Tokenizer, planner: &Planner, text: &str) -> Result<usize, String> {
     let whole = tok.encode(text, false).map_err(|e| format!("whole encode failed: {e}"))?;
     let mut pieces = Vec::new();
     let mut cur = ZoneCursor::default();
@@ -82,7 +78,12 @@ pub(crate) fn self_check(
     let cuts = pieces.len().saturating_sub(1);
     let chunked = crate::pipeline::assemble(tok, pieces, false).map_err(|e| e.to_string())?;
     if chunked.ids != whole.get_ids() {
-        let at = chunked.ids.iter().zip(whole.get_ids()).position(|(a, b)| a != b).unwrap_or(chunked.ids.len().min(whole.len()));
+        let at = chunked
+            .ids
+            .iter()
+            .zip(whole.get_ids())
+            .position(|(a, b)| a != b)
+            .unwrap_or(chunked.ids.len().min(whole.len()));
         return Err(format!("ids differ from the whole encode at token {at} of the self-check sample"));
     }
     if chunked.offsets != whole.get_offsets() {

@@ -76,8 +76,14 @@ impl TrajectoryTokenizer {
         Ok(out)
     }
 
-    fn tokenize_groups(&self, groups: &[TrajectoryGroup], opts: &TrajectoryOptions, cancel: Option<&crate::CancelFlag>) -> Vec<GroupResult> {
-        let mut out: Vec<GroupResult> = (0..groups.len()).map(|g| GroupResult { group_index: g, ..Default::default() }).collect();
+    fn tokenize_groups(
+        &self,
+        groups: &[TrajectoryGroup],
+        opts: &TrajectoryOptions,
+        cancel: Option<&crate::CancelFlag>,
+    ) -> Vec<GroupResult> {
+        let mut out: Vec<GroupResult> =
+            (0..groups.len()).map(|g| GroupResult { group_index: g, ..Default::default() }).collect();
         let mut active = vec![false; groups.len()];
         let mut jobs: Vec<Job> = Vec::new();
         for (gi, group) in groups.iter().enumerate() {
@@ -262,6 +268,10 @@ pub(crate) fn prompt_length(results: &[TokenizedResult]) -> usize {
         p = p.min(r.token_ids.len());
         p = first.token_ids[..p].iter().zip(&r.token_ids[..p]).position(|(a, b)| a != b).unwrap_or(p);
     }
-    let f = results.iter().map(|r| r.logprobs.iter().position(|x| !x.is_nan()).unwrap_or(r.logprobs.len())).min().unwrap_or(0);
+    let f = results
+        .iter()
+        .map(|r| r.logprobs.iter().position(|x| !x.is_nan()).unwrap_or(r.logprobs.len()))
+        .min()
+        .unwrap_or(0);
     p.min(f).saturating_sub(1)
 }

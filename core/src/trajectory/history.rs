@@ -32,7 +32,8 @@ impl TrajectoryTokenizer {
         for (i, item) in items.iter().enumerate() {
             match item {
                 Item::Message(m) => {
-                    let role = m.get("role").ok_or_else(|| TrajectoryError::new(K::MissingRole).at(|l| l.item = Some(i)))?;
+                    let role =
+                        m.get("role").ok_or_else(|| TrajectoryError::new(K::MissingRole).at(|l| l.item = Some(i)))?;
                     if allow && role.as_str() == Some("assistant") {
                         last = Some(i);
                     }
@@ -50,7 +51,8 @@ impl TrajectoryTokenizer {
         let messages = chat_messages(items, self.parse_tool_call_arguments)?;
         let tools = template_tools(tools, opts.tool_schema_format);
         let kwargs = self.kwargs(opts);
-        let template_err = |e: crate::chat_template::ChatTemplateError| TrajectoryError::new(K::ChatTemplate(e.to_string()));
+        let template_err =
+            |e: crate::chat_template::ChatTemplateError| TrajectoryError::new(K::ChatTemplate(e.to_string()));
 
         let chat = self
             .template
@@ -68,7 +70,9 @@ impl TrajectoryTokenizer {
             None => {
                 let ids = self.encode(&chat, parallel_encode)?;
                 self.sentinel.highest_absent(&ids).ok_or_else(|| {
-                    TrajectoryError::new(K::Setup("max() arg is an empty sequence: the chat uses every base-vocabulary id".into()))
+                    TrajectoryError::new(K::Setup(
+                        "max() arg is an empty sequence: the chat uses every base-vocabulary id".into(),
+                    ))
                 })?
             }
         };
@@ -139,9 +143,9 @@ impl TrajectoryTokenizer {
                     let mut start = start as isize;
                     if let Some(first) = entries.first() {
                         if first_bytes_are_think(first).map_err(at)? {
-                            let before = list
-                                .get_py(start - 4)
-                                .ok_or_else(|| at(TrajectoryError::new(K::Index("list index out of range (<think> check)".into()))))?;
+                            let before = list.get_py(start - 4).ok_or_else(|| {
+                                at(TrajectoryError::new(K::Index("list index out of range (<think> check)".into())))
+                            })?;
                             if self.decode_one(before) == THINK {
                                 start -= 4;
                             }
@@ -159,9 +163,9 @@ impl TrajectoryTokenizer {
                     let mut lps = entries.iter().map(|e| e.logprob);
                     list.replace(start, end, &ids, Some(&mut lps));
                     let n = entries.len() as isize;
-                    let last = list
-                        .get_py(start as isize + n - 1)
-                        .ok_or_else(|| at(TrajectoryError::new(K::Index("list index out of range (end-token check)".into()))))?;
+                    let last = list.get_py(start as isize + n - 1).ok_or_else(|| {
+                        at(TrajectoryError::new(K::Index("list index out of range (end-token check)".into())))
+                    })?;
                     if end_token == Some(last) {
                         list.remove(start + entries.len());
                     }
@@ -185,10 +189,9 @@ impl TrajectoryTokenizer {
                             extra_logprobs.len() - 1
                         }
                     };
-                    let slot = extra_logprobs[col]
-                        .1
-                        .get_mut(pos)
-                        .ok_or_else(|| TrajectoryError::new(K::ExtraLogprobs(format!("list assignment index {pos} out of range"))))?;
+                    let slot = extra_logprobs[col].1.get_mut(pos).ok_or_else(|| {
+                        TrajectoryError::new(K::ExtraLogprobs(format!("list assignment index {pos} out of range")))
+                    })?;
                     *slot = value;
                 }
             }
@@ -222,7 +225,10 @@ impl TrajectoryTokenizer {
             Ok(id)
         };
         if entries.iter().all(|e| matches!(e.token, Token::Id(_))) {
-            return entries.iter().map(|e| check(if let Token::Id(id) = e.token { id } else { unreachable!() })).collect();
+            return entries
+                .iter()
+                .map(|e| check(if let Token::Id(id) = e.token { id } else { unreachable!() }))
+                .collect();
         }
         let parsed: Option<Vec<i128>> = entries
             .iter()
@@ -236,7 +242,8 @@ impl TrajectoryTokenizer {
                 .iter()
                 .zip(entries)
                 .map(|(&v, e)| {
-                    let id = u32::try_from(v).map_err(|_| TrajectoryError::new(K::UnrepresentableTokenId(e.token.text().into_owned())))?;
+                    let id = u32::try_from(v)
+                        .map_err(|_| TrajectoryError::new(K::UnrepresentableTokenId(e.token.text().into_owned())))?;
                     check(id)
                 })
                 .collect();
@@ -247,7 +254,11 @@ impl TrajectoryTokenizer {
             let text: &str = if text.is_empty() {
                 match &self.eos {
                     Some((s, _)) => s,
-                    None => return Err(TrajectoryError::new(K::Setup("an empty sampled token needs the tokenizer's eos_token".into()))),
+                    None => {
+                        return Err(TrajectoryError::new(K::Setup(
+                            "an empty sampled token needs the tokenizer's eos_token".into(),
+                        )))
+                    }
                 }
             } else {
                 &text
@@ -257,7 +268,11 @@ impl TrajectoryTokenizer {
                 None if validate => return Err(TrajectoryError::new(K::TokenNotInVocabulary(text.to_string()))),
                 None => match self.unk_id.or(self.eos.as_ref().map(|e| e.1)) {
                     Some(id) => id,
-                    None => return Err(TrajectoryError::new(K::Setup(format!("no id for sampled token {text:?} and no eos_token")))),
+                    None => {
+                        return Err(TrajectoryError::new(K::Setup(format!(
+                            "no id for sampled token {text:?} and no eos_token"
+                        ))))
+                    }
                 },
             };
             out.push(id);
@@ -271,10 +286,12 @@ fn first_bytes_are_think(e: &TokenLogprob) -> Result<bool> {
     let Some(b) = e.bytes() else { return Ok(false) };
     let mut bytes = Vec::with_capacity(b.len());
     for &x in b {
-        let x = u8::try_from(x).map_err(|_| TrajectoryError::new(K::InvalidBytes("bytes must be in range(0, 256)".into())))?;
+        let x = u8::try_from(x)
+            .map_err(|_| TrajectoryError::new(K::InvalidBytes("bytes must be in range(0, 256)".into())))?;
         bytes.push(x);
     }
-    let s = std::str::from_utf8(&bytes).map_err(|e| TrajectoryError::new(K::InvalidBytes(format!("'utf-8' codec can't decode: {e}"))))?;
+    let s = std::str::from_utf8(&bytes)
+        .map_err(|e| TrajectoryError::new(K::InvalidBytes(format!("'utf-8' codec can't decode: {e}"))))?;
     Ok(s == THINK)
 }
 

@@ -136,7 +136,8 @@ pub type ExtraLogprobs = Vec<(String, std::result::Result<f64, String>)>;
 
 impl TokenLogprob {
     pub fn new(token: Token, logprob: f64, bytes: Option<Vec<i64>>, extra_logprobs: Option<ExtraLogprobs>) -> Self {
-        let rare = (bytes.is_some() || extra_logprobs.is_some()).then(|| Box::new(RareFields { bytes, extra_logprobs }));
+        let rare =
+            (bytes.is_some() || extra_logprobs.is_some()).then(|| Box::new(RareFields { bytes, extra_logprobs }));
         TokenLogprob { token, logprob, rare }
     }
 
@@ -172,7 +173,11 @@ impl Token {
 
     fn from_str(s: &str) -> Token {
         if let Some(d) = s.strip_prefix("token_id:") {
-            if !d.is_empty() && d.len() <= 10 && d.bytes().all(|b| b.is_ascii_digit()) && (d == "0" || !d.starts_with('0')) {
+            if !d.is_empty()
+                && d.len() <= 10
+                && d.bytes().all(|b| b.is_ascii_digit())
+                && (d == "0" || !d.starts_with('0'))
+            {
                 if let Ok(id) = d.parse::<u32>() {
                     return Token::Id(id);
                 }
@@ -217,7 +222,10 @@ pub fn groups_from_value(value: &Value) -> Result<Vec<TrajectoryGroup>> {
 
 /// Groups from their members (a group that is not a list of trajectories is invalid), the
 /// trajectories parsed in parallel.
-fn regroup<S: Sync>(members: &[std::result::Result<Vec<S>, String>], parse: impl Fn(&S) -> Trajectory + Sync + Send) -> Vec<TrajectoryGroup> {
+fn regroup<S: Sync>(
+    members: &[std::result::Result<Vec<S>, String>],
+    parse: impl Fn(&S) -> Trajectory + Sync + Send,
+) -> Vec<TrajectoryGroup> {
     let all: Vec<&S> = members.iter().flat_map(|m| m.iter().flatten()).collect();
     let mut it = super::par_map(&all, |s| parse(s)).into_iter();
     members
@@ -236,7 +244,8 @@ pub(crate) fn group_shape_error() -> TrajectoryError {
 
 /// One group from JSON (a list of trajectories or `{"trajectories": [...]}`).
 pub fn parse_group(json: &[u8]) -> Result<TrajectoryGroup> {
-    let text = std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
+    let text =
+        std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
     let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
     let trajs = Raw(raw).group_members().map_err(invalid)?;
     Ok(TrajectoryGroup { trajectories: trajs.into_iter().map(trajectory_from).collect(), invalid: None })
@@ -257,7 +266,9 @@ pub fn parse_groups_jsonl(data: &[u8]) -> Result<Vec<TrajectoryGroup>> {
         }
         start += piece.len() + 1;
     }
-    Ok(super::par_map(&lines, |&(at, line)| parse_group(line).unwrap_or_else(|_| super::lenient::parse_group(data, at, line))))
+    Ok(super::par_map(&lines, |&(at, line)| {
+        parse_group(line).unwrap_or_else(|_| super::lenient::parse_group(data, at, line))
+    }))
 }
 
 /// One trajectory from the raw JSON of its value (see `lenient`).
@@ -267,7 +278,8 @@ pub(crate) fn trajectory_from_raw(raw: &RawValue) -> Trajectory {
 
 /// One trajectory from JSON text. Validation problems are in [`Trajectory::invalid`].
 pub fn parse_trajectory(json: &[u8]) -> Result<Trajectory> {
-    let text = std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
+    let text =
+        std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
     let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
     Ok(trajectory_from(Raw(raw)))
 }
@@ -358,8 +370,9 @@ impl<'a> Src for Raw<'a> {
         Ok(v.into_iter().map(Raw).collect())
     }
     fn fields(self) -> std::result::Result<Vec<(String, Self)>, String> {
-        let v: Vec<(String, &'a RawValue)> =
-            serde_json::from_str::<RawObject<'a>>(self.0.get()).map_err(|_| format!("expected an object, got {}", kind_of_raw(self.0)))?.0;
+        let v: Vec<(String, &'a RawValue)> = serde_json::from_str::<RawObject<'a>>(self.0.get())
+            .map_err(|_| format!("expected an object, got {}", kind_of_raw(self.0)))?
+            .0;
         Ok(v.into_iter().map(|(k, v)| (k, Raw(v))).collect())
     }
     fn is_null(self) -> bool {
@@ -477,8 +490,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for GroupSplit<'a> {
                 while let Some(k) = a.next_key::<String>()? {
                     if k == "trajectories" {
                         let raw: &'a RawValue = a.next_value()?;
-                        found =
-                            Some(Raw(raw).list().map(|v| v.into_iter().map(|r| r.0).collect()).map_err(|e| format!("trajectories: {e}")));
+                        found = Some(
+                            Raw(raw)
+                                .list()
+                                .map(|v| v.into_iter().map(|r| r.0).collect())
+                                .map_err(|e| format!("trajectories: {e}")),
+                        );
                     } else {
                         a.next_value::<IgnoredAny>()?;
                     }
@@ -692,7 +709,9 @@ fn normalize_tool(tool: Value) -> std::result::Result<Value, String> {
         Some(other) => return Err(format!("`type` must be 'function', got {other}")),
         None => return Err("missing field `type`".into()),
     }
-    let Some(Value::Object(mut f)) = t.remove("function") else { return Err("`function` is missing or not an object".into()) };
+    let Some(Value::Object(mut f)) = t.remove("function") else {
+        return Err("`function` is missing or not an object".into());
+    };
     let mut nf = Map::new();
     match f.remove("name") {
         Some(Value::String(s)) => nf.insert("name".into(), Value::String(s)),
@@ -737,7 +756,9 @@ fn dump_tool_call(tc: Value) -> std::result::Result<Value, String> {
         Some(Value::String(s)) => out.insert("id".into(), Value::String(s)),
         _ => return Err("a tool call needs a string `id`".into()),
     };
-    let Some(Value::Object(mut inner)) = m.remove(inner_key) else { return Err(format!("a tool call needs an object `{inner_key}`")) };
+    let Some(Value::Object(mut inner)) = m.remove(inner_key) else {
+        return Err(format!("a tool call needs an object `{inner_key}`"));
+    };
     let mut ni = Map::new();
     for k in inner_fields {
         match inner.remove(k) {
@@ -830,15 +851,25 @@ impl<'de> Visitor<'de> for ItemVisitor {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),
             Some(other) => {
-                return Err(de::Error::custom(format!("Choice.message.content must be a string or null, got {}", kind_of(&other))))
+                return Err(de::Error::custom(format!(
+                    "Choice.message.content must be a string or null, got {}",
+                    kind_of(&other)
+                )))
             }
         };
         let tool_calls = match msg.remove("tool_calls") {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(list)) => {
-                list.into_iter().map(dump_tool_call).collect::<std::result::Result<_, _>>().map_err(de::Error::custom)?
+            Some(Value::Array(list)) => list
+                .into_iter()
+                .map(dump_tool_call)
+                .collect::<std::result::Result<_, _>>()
+                .map_err(de::Error::custom)?,
+            Some(other) => {
+                return Err(de::Error::custom(format!(
+                    "Choice.message.tool_calls must be a list, got {}",
+                    kind_of(&other)
+                )))
             }
-            Some(other) => return Err(de::Error::custom(format!("Choice.message.tool_calls must be a list, got {}", kind_of(&other)))),
         };
         Ok(Item::Choice(Box::new(Choice { content, tool_calls, logprobs })))
     }
@@ -853,7 +884,10 @@ impl ChoiceLogprobs {
                     .map(|e| {
                         let mut m = Map::new();
                         m.insert("token".into(), Value::String(e.token.text().into_owned()));
-                        m.insert("logprob".into(), serde_json::Number::from_f64(e.logprob).map(Value::Number).unwrap_or(Value::Null));
+                        m.insert(
+                            "logprob".into(),
+                            serde_json::Number::from_f64(e.logprob).map(Value::Number).unwrap_or(Value::Null),
+                        );
                         m.insert("bytes".into(), e.bytes().map(|b| Value::from(b.to_vec())).unwrap_or(Value::Null));
                         m
                     })
@@ -938,7 +972,9 @@ impl<'de> DeserializeSeed<'de> for EntriesSeed {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Self::Value, A::Error> {
                 let mut out = Vec::with_capacity(a.size_hint().unwrap_or(16));
-                while let Some(e) = a.next_element_seed(EntrySeed { keep_bytes: logprob_entry_key_read(out.len(), "bytes") })? {
+                while let Some(e) =
+                    a.next_element_seed(EntrySeed { keep_bytes: logprob_entry_key_read(out.len(), "bytes") })?
+                {
                     out.push(e);
                 }
                 out.shrink_to_fit();
@@ -1051,7 +1087,9 @@ fn py_float(v: &Value) -> std::result::Result<f64, String> {
         Value::Null => Ok(f64::NAN),
         Value::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
         Value::Number(n) => n.as_f64().ok_or_else(|| format!("cannot convert {n} to float")),
-        Value::String(s) if super::lenient::marker_value(s).is_some() => Ok(super::lenient::marker_value(s).expect("checked")),
+        Value::String(s) if super::lenient::marker_value(s).is_some() => {
+            Ok(super::lenient::marker_value(s).expect("checked"))
+        }
         Value::String(s) => {
             let t = s.trim();
             let lower = t.to_ascii_lowercase();
@@ -1067,7 +1105,8 @@ fn py_float(v: &Value) -> std::result::Result<f64, String> {
                     return Ok(x);
                 }
             }
-            let digits_ok = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'));
+            let digits_ok =
+                !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'));
             match t.parse::<f64>() {
                 Ok(x) if digits_ok => Ok(x),
                 _ => Err(format!("could not convert string to float: {s:?}")),

@@ -251,7 +251,9 @@ fn list_elements(d: &[u8], i: usize) -> std::result::Result<(Vec<(usize, usize)>
         match d.get(j) {
             Some(b',') => j = skip_ws(d, j + 1),
             Some(b']') => return Ok((out, j + 1)),
-            Some(&c) => return Err(broken(j, format!("expected `,` or `]` after a list element, found `{}`", c as char))),
+            Some(&c) => {
+                return Err(broken(j, format!("expected `,` or `]` after a list element, found `{}`", c as char)))
+            }
             None => return Err(broken(i, "`[` is never closed")),
         }
     }
@@ -316,7 +318,11 @@ impl Doc<'_> {
             Ok(t) => t,
             Err(e) => {
                 let at = start + e.valid_up_to();
-                return Trajectory::failed(invalid(format!("not UTF-8 at {} (byte {})", self.place(at), self.base + self.rw.original(at))));
+                return Trajectory::failed(invalid(format!(
+                    "not UTF-8 at {} (byte {})",
+                    self.place(at),
+                    self.base + self.rw.original(at)
+                )));
             }
         };
         match serde_json::from_str::<&RawValue>(text) {
@@ -346,7 +352,11 @@ impl Doc<'_> {
         let Some(list) = list else {
             if let Err(e) = std::str::from_utf8(&d[start..end]) {
                 let at = start + e.valid_up_to();
-                return Ok(TrajectoryGroup::failed(invalid(format!("not UTF-8 at {} (byte {})", self.place(at), self.base + self.rw.original(at)))));
+                return Ok(TrajectoryGroup::failed(invalid(format!(
+                    "not UTF-8 at {} (byte {})",
+                    self.place(at),
+                    self.base + self.rw.original(at)
+                ))));
             }
             return Ok(TrajectoryGroup::failed(group_shape_error()));
         };
@@ -359,7 +369,9 @@ impl Doc<'_> {
 /// a lone surrogate escape explained.
 fn json_message(e: &serde_json::Error) -> String {
     let s = e.to_string();
-    explain_escape(s.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).map(str::to_string).unwrap_or(s))
+    explain_escape(
+        s.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).map(str::to_string).unwrap_or(s),
+    )
 }
 
 /// A serde_json message about a `\u` escape that is a lone surrogate, explained (serde_json
@@ -431,7 +443,9 @@ mod tests {
         assert_eq!(path_location("additional_histories[0].tools"), (Some(1), None));
         assert_eq!(path_location("reward"), (None, None));
         assert_eq!(path_location(""), (None, None));
-        let e = marker_error(invalid_marker("messages_and_choices[1].content", "bad").strip_prefix(INVALID_MARKER).unwrap());
+        let e = marker_error(
+            invalid_marker("messages_and_choices[1].content", "bad").strip_prefix(INVALID_MARKER).unwrap(),
+        );
         assert_eq!((e.location.history, e.location.item), (Some(0), Some(1)));
         assert_eq!(e.kind.to_string(), "invalid input: messages_and_choices[1].content: bad");
     }

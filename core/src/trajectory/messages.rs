@@ -166,11 +166,20 @@ fn parse_arguments(message: &mut Value) -> Result<()> {
     let Value::Array(calls) = calls else { return Err(bad("tool_calls must be a list (AssertionError)".into())) };
     for call in calls {
         let Value::Object(call) = call else { return Err(bad("a tool call must be a dict (AssertionError)".into())) };
-        let Some(function) = call.get_mut("function") else { return Err(bad("tool call without 'function' (KeyError)".into())) };
-        let Value::Object(function) = function else { return Err(bad("tool call 'function' must be a dict (AssertionError)".into())) };
-        let Some(args) = function.get_mut("arguments") else { return Err(bad("tool call without 'arguments' (KeyError)".into())) };
-        let Value::String(text) = args else { return Err(bad("tool call 'arguments' must be a str (AssertionError)".into())) };
-        let parsed: Value = serde_json::from_str(text).map_err(|e| bad(format!("tool call arguments are not JSON: {e}")))?;
+        let Some(function) = call.get_mut("function") else {
+            return Err(bad("tool call without 'function' (KeyError)".into()));
+        };
+        let Value::Object(function) = function else {
+            return Err(bad("tool call 'function' must be a dict (AssertionError)".into()));
+        };
+        let Some(args) = function.get_mut("arguments") else {
+            return Err(bad("tool call without 'arguments' (KeyError)".into()));
+        };
+        let Value::String(text) = args else {
+            return Err(bad("tool call 'arguments' must be a str (AssertionError)".into()));
+        };
+        let parsed: Value =
+            serde_json::from_str(text).map_err(|e| bad(format!("tool call arguments are not JSON: {e}")))?;
         if !parsed.is_object() {
             return Err(bad("tool call arguments must decode to a dict (AssertionError)".into()));
         }
@@ -183,7 +192,9 @@ fn parse_arguments(message: &mut Value) -> Result<()> {
 pub(crate) fn is_sentinel_item(item: &Item, allow_training_without_logprobs: bool) -> bool {
     match item {
         Item::Choice(c) => c.logprobs.is_some(),
-        Item::Message(m) => allow_training_without_logprobs && m.get("role").and_then(Value::as_str) == Some("assistant"),
+        Item::Message(m) => {
+            allow_training_without_logprobs && m.get("role").and_then(Value::as_str) == Some("assistant")
+        }
     }
 }
 
@@ -225,7 +236,10 @@ mod tests {
         .unwrap();
         let m = chat_messages(&h.messages_and_choices, false).unwrap();
         assert_eq!(m[0], json!({"role": "user", "content": ""}));
-        assert_eq!(serde_json::to_string(&m[1]).unwrap(), r#"{"role":"assistant","content":"","tool_calls":null,"x":1}"#);
+        assert_eq!(
+            serde_json::to_string(&m[1]).unwrap(),
+            r#"{"role":"assistant","content":"","tool_calls":null,"x":1}"#
+        );
         assert_eq!(m[2]["tool_calls"][0]["function"]["arguments"], "{\"a\": 1}");
         assert_eq!(m[3], json!({"role": "assistant", "content": ""}));
         let parsed = chat_messages(&h.messages_and_choices, true).unwrap();

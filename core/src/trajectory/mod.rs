@@ -38,17 +38,18 @@ mod messages;
 pub mod pack;
 pub mod pyrandom;
 pub mod result;
-pub mod wire;
 mod sentinel;
 mod splice;
+pub mod wire;
 
 use serde_json::{Map, Value};
 
 pub use error::{Location, TrajectoryError, TrajectoryErrorKind};
 pub use group::{into_results, GroupResult};
 pub use input::{
-    choice_logprobs_key_read, groups_from_value, is_choice, logprob_entry_key_read, history_from_value, item_from_value, parse_group, parse_groups, parse_groups_jsonl, parse_trajectory, trajectory_from_value, Choice,
-    ChoiceLogprobs, ExtraLogprobs, History, Item, Token, TokenLogprob, Trajectory, TrajectoryGroup,
+    choice_logprobs_key_read, groups_from_value, history_from_value, is_choice, item_from_value,
+    logprob_entry_key_read, parse_group, parse_groups, parse_groups_jsonl, parse_trajectory, trajectory_from_value,
+    Choice, ChoiceLogprobs, ExtraLogprobs, History, Item, Token, TokenLogprob, Trajectory, TrajectoryGroup,
 };
 pub use messages::ToolSchemaFormat;
 pub use pack::{pack, PackOptions, Packed, PackedResult};
@@ -143,23 +144,28 @@ impl TrajectoryTokenizer {
             Some(s) => s.to_string(),
             None => match tok.config().and_then(|c| c.chat_template.as_ref()) {
                 Some(TemplateSource::Single(s)) => s.clone(),
-                Some(TemplateSource::Named(list)) => list
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == "default")
-                    .map(|(_, t)| t.clone())
-                    .ok_or_else(|| setup("the tokenizer has named chat templates and none is named \"default\"".into()))?,
-                None => return Err(setup("the tokenizer has no chat template (load a model folder or pass one)".into())),
+                Some(TemplateSource::Named(list)) => {
+                    list.iter().rev().find(|(n, _)| n == "default").map(|(_, t)| t.clone()).ok_or_else(|| {
+                        setup("the tokenizer has named chat templates and none is named \"default\"".into())
+                    })?
+                }
+                None => {
+                    return Err(setup("the tokenizer has no chat template (load a model folder or pass one)".into()))
+                }
             },
         };
         let special = tok.config().map(|c| c.template_special_tokens()).unwrap_or_default();
         let options = ChatTemplateOptions { message_handling: MessageHandling::AsGiven, ..Default::default() };
-        let template = ChatTemplate::with_options(&source, special, options).map_err(|e| setup(format!("chat template: {e}")))?;
+        let template =
+            ChatTemplate::with_options(&source, special, options).map_err(|e| setup(format!("chat template: {e}")))?;
         let token = |key: &str| tok.config().and_then(|c| c.special_token(key)).map(str::to_string);
         let unk_id = token("unk_token").and_then(|t| tok.token_to_id(&t));
         let eos = token("eos_token").and_then(|t| tok.token_to_id(&t).or(unk_id).map(|id| (t, id)));
-        let clean_up_tokenization_spaces =
-            tok.config().and_then(|c| c.raw.get("clean_up_tokenization_spaces")).and_then(Value::as_bool).unwrap_or(false);
+        let clean_up_tokenization_spaces = tok
+            .config()
+            .and_then(|c| c.raw.get("clean_up_tokenization_spaces"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         Ok(TrajectoryTokenizer {
             parse_tool_call_arguments: source.contains("tool_call.arguments|items"),
             sentinel: SentinelFinder::new(tok),
@@ -186,7 +192,12 @@ impl TrajectoryTokenizer {
     /// ART's `tokenize_trajectory` for one history with a given advantage (`weight`,
     /// `prompt_id` and `prompt_length` are left 0, as ART leaves them). `Ok(None)`: the
     /// history has no trainable message.
-    pub fn tokenize_trajectory(&self, history: &History, advantage: f64, opts: &TrajectoryOptions) -> Result<Option<TokenizedResult>> {
+    pub fn tokenize_trajectory(
+        &self,
+        history: &History,
+        advantage: f64,
+        opts: &TrajectoryOptions,
+    ) -> Result<Option<TokenizedResult>> {
         self.tokenize_items(&history.messages_and_choices, history.tools.as_ref(), advantage, opts, true)
     }
 
@@ -201,7 +212,16 @@ impl TrajectoryTokenizer {
         if parallel {
             return self.tok.encode_ids_plain(text, false).map_err(tokenize);
         }
-        let job = self.tok.job(text, EncodeOptions { add_special_tokens: false, output: Output::Ids, piece_bytes: None, truncate_and_pad: false, char_offsets: false });
+        let job = self.tok.job(
+            text,
+            EncodeOptions {
+                add_special_tokens: false,
+                output: Output::Ids,
+                piece_bytes: None,
+                truncate_and_pad: false,
+                char_offsets: false,
+            },
+        );
         job.step(Budget::UNLIMITED);
         Ok(job.finish().map_err(tokenize)?.into_ids())
     }
@@ -250,19 +270,32 @@ impl Tokenizer {
     /// ART's `tokenize_trajectory_groups` with this tokenizer and its chat template. `Err` only
     /// when the tokenizer cannot be used (no chat template, ...); per-trajectory errors are in
     /// the [`GroupResult`]s. For repeated calls, build a [`TrajectoryTokenizer`] once.
-    pub fn tokenize_trajectory_groups(&self, groups: &[TrajectoryGroup], opts: &TrajectoryOptions) -> Result<Vec<GroupResult>> {
+    pub fn tokenize_trajectory_groups(
+        &self,
+        groups: &[TrajectoryGroup],
+        opts: &TrajectoryOptions,
+    ) -> Result<Vec<GroupResult>> {
         Ok(TrajectoryTokenizer::new(self, opts.chat_template.as_deref())?.tokenize_trajectory_groups(groups, opts))
     }
 
     /// ART's `tokenize_trajectory` for one history.
-    pub fn tokenize_trajectory(&self, history: &History, advantage: f64, opts: &TrajectoryOptions) -> Result<Option<TokenizedResult>> {
+    pub fn tokenize_trajectory(
+        &self,
+        history: &History,
+        advantage: f64,
+        opts: &TrajectoryOptions,
+    ) -> Result<Option<TokenizedResult>> {
         TrajectoryTokenizer::new(self, opts.chat_template.as_deref())?.tokenize_trajectory(history, advantage, opts)
     }
 
     /// [`tokenize_trajectory_groups`](Self::tokenize_trajectory_groups) as a future on the
     /// scheduler, from JSON bytes (parsed there too). Dropping the future stops the histories
     /// not yet started and resolves nothing; the future resolves to the per-group results.
-    pub fn tokenize_trajectory_groups_async(&self, json: Vec<u8>, opts: TrajectoryOptions) -> crate::TaskFuture<Vec<GroupResult>> {
+    pub fn tokenize_trajectory_groups_async(
+        &self,
+        json: Vec<u8>,
+        opts: TrajectoryOptions,
+    ) -> crate::TaskFuture<Vec<GroupResult>> {
         self.spawn_cancellable(move |tok, cancel| {
             let groups = parse_groups(&json)?;
             let tt = TrajectoryTokenizer::new(tok, opts.chat_template.as_deref())?;
@@ -272,7 +305,11 @@ impl Tokenizer {
 }
 
 /// Free-function form of [`Tokenizer::tokenize_trajectory_groups`].
-pub fn tokenize_trajectory_groups(tok: &Tokenizer, groups: &[TrajectoryGroup], opts: &TrajectoryOptions) -> Result<Vec<GroupResult>> {
+pub fn tokenize_trajectory_groups(
+    tok: &Tokenizer,
+    groups: &[TrajectoryGroup],
+    opts: &TrajectoryOptions,
+) -> Result<Vec<GroupResult>> {
     tok.tokenize_trajectory_groups(groups, opts)
 }
 

@@ -34,7 +34,14 @@ pub struct PackOptions {
 impl PackOptions {
     /// ART's defaults for a sequence length.
     pub fn new(seq_len: usize) -> Self {
-        PackOptions { seq_len, pad_token_id: -100, truncate_long_results: true, advantage_balance: 0.0, pack_results: true, seed: None }
+        PackOptions {
+            seq_len,
+            pad_token_id: -100,
+            truncate_long_results: true,
+            advantage_balance: 0.0,
+            pack_results: true,
+            seed: None,
+        }
     }
 }
 
@@ -94,7 +101,9 @@ struct Row {
 impl Row {
     /// `value in group_ids[-1]`.
     fn has(&self, value: i64) -> bool {
-        self.segs.iter().any(|s| (s.prompt_id == value && s.prompt_part.min(s.take) > 0) || (s.group_id == value && s.take > s.prompt_part))
+        self.segs.iter().any(|s| {
+            (s.prompt_id == value && s.prompt_part.min(s.take) > 0) || (s.group_id == value && s.take > s.prompt_part)
+        })
     }
 }
 
@@ -136,9 +145,17 @@ pub fn pack<'a>(results: impl IntoIterator<Item = &'a TokenizedResult>, opts: &P
         if opts.truncate_long_results {
             take = take.min(seq_len - row.len);
         } else if row.len + take > seq_len {
-            return Err(TrajectoryError::new(TrajectoryErrorKind::InvalidArgument("internal: a row overflows seq_len".into())));
+            return Err(TrajectoryError::new(TrajectoryErrorKind::InvalidArgument(
+                "internal: a row overflows seq_len".into(),
+            )));
         }
-        provenance.push(PackedResult { result_index: ri, row: row_index, offset: row.len, group_id, prompt_stripped: stripped });
+        provenance.push(PackedResult {
+            result_index: ri,
+            row: row_index,
+            offset: row.len,
+            group_id,
+            prompt_stripped: stripped,
+        });
         row.segs.push(Seg { result: ri, from, take, prompt_part, prompt_id: r.prompt_id, group_id });
         row.len += take;
     }

@@ -61,7 +61,11 @@ impl TokenizedResult {
             logprobs: self.logprobs[p..].to_vec(),
             input_pos: self.input_pos[p..].to_vec(),
             choice_offsets: self.choice_offsets.clone(),
-            extra_logprobs: self.extra_logprobs.iter().map(|(k, v)| (k.clone(), v[p.min(v.len())..].to_vec())).collect(),
+            extra_logprobs: self
+                .extra_logprobs
+                .iter()
+                .map(|(k, v)| (k.clone(), v[p.min(v.len())..].to_vec()))
+                .collect(),
             prompt_length: 0,
             chat: self.chat.clone(),
             ..*self

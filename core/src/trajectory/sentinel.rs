@@ -74,7 +74,9 @@ fn norm_changes(tok: &Tokenizer, norm: Norm, text: &str) -> bool {
             if text.is_ascii() {
                 return false;
             }
-            if unicode_normalization_alignments::is_nfc_quick(text.chars()) == unicode_normalization_alignments::IsNormalized::Yes {
+            if unicode_normalization_alignments::is_nfc_quick(text.chars())
+                == unicode_normalization_alignments::IsNormalized::Yes
+            {
                 return false;
             }
             let Some(n) = tok.hf().get_normalizer() else { return false };
@@ -96,7 +98,9 @@ fn derive_shortcut(tok: &Tokenizer, vocab_size: u32) -> Option<(u32, Vec<u8>, No
     let norm = match hf.get_normalizer().map(serde_json::to_value) {
         None => Norm::Identity,
         Some(Ok(v)) => match v.get("type").and_then(Value::as_str) {
-            Some("Sequence") if v.get("normalizers").and_then(Value::as_array).is_some_and(|a| a.is_empty()) => Norm::Identity,
+            Some("Sequence") if v.get("normalizers").and_then(Value::as_array).is_some_and(|a| a.is_empty()) => {
+                Norm::Identity
+            }
             Some("NFC") => Norm::Nfc,
             _ => return None,
         },
@@ -139,7 +143,8 @@ fn byte_level_bytes(token: &str) -> Option<Vec<u8>> {
     let mut table = [u32::MAX; 512];
     let mut n = 0u32;
     for b in 0..=255u32 {
-        let printable = (b'!' as u32..=b'~' as u32).contains(&b) || (0xA1..=0xAC).contains(&b) || (0xAE..=0xFF).contains(&b);
+        let printable =
+            (b'!' as u32..=b'~' as u32).contains(&b) || (0xA1..=0xAC).contains(&b) || (0xAE..=0xFF).contains(&b);
         let c = if printable {
             b
         } else {

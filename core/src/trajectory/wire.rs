@@ -212,11 +212,15 @@ mod tests {
             && a.input_pos == b.input_pos
             && a.choice_offsets == b.choice_offsets
             && a.extra_logprobs.len() == b.extra_logprobs.len()
-            && a.extra_logprobs.iter().zip(&b.extra_logprobs).all(|((ka, va), (kb, vb))| ka == kb && bits(va) == bits(vb))
+            && a.extra_logprobs
+                .iter()
+                .zip(&b.extra_logprobs)
+                .all(|((ka, va), (kb, vb))| ka == kb && bits(va) == bits(vb))
             && a.advantage.to_bits() == b.advantage.to_bits()
             && a.weight.to_bits() == b.weight.to_bits()
             && (a.prompt_id, a.prompt_length, &a.chat) == (b.prompt_id, b.prompt_length, &b.chat)
-            && (a.group_index, a.trajectory_index, a.history_index) == (b.group_index, b.trajectory_index, b.history_index)
+            && (a.group_index, a.trajectory_index, a.history_index)
+                == (b.group_index, b.trajectory_index, b.history_index)
     }
 
     #[test]

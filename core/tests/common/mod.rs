@@ -2,9 +2,9 @@
 //! `block_on`, and the whole-vs-chunked comparison.
 #![allow(dead_code, unused_imports)]
 
+use tokenizers::{EncodeInput, InputSequence, Model, OffsetType, PreTokenizer};
 #[allow(unused_imports)]
 pub use yieldtok::block_on;
-use tokenizers::{EncodeInput, InputSequence, Model, OffsetType, PreTokenizer};
 use yieldtok::{Encoding, Tokenizer};
 
 pub fn fixture(name: &str) -> Tokenizer {
@@ -87,7 +87,11 @@ impl Oracle {
     }
 
     /// `TokenizerImpl::encode_batch`: each input, then padding over the batch.
-    pub fn encode_batch<'s>(&self, inputs: Vec<EncodeInput<'s>>, add: bool) -> tokenizers::Result<Vec<tokenizers::Encoding>> {
+    pub fn encode_batch<'s>(
+        &self,
+        inputs: Vec<EncodeInput<'s>>,
+        add: bool,
+    ) -> tokenizers::Result<Vec<tokenizers::Encoding>> {
         let mut out = inputs.into_iter().map(|i| self.encode(i, add)).collect::<tokenizers::Result<Vec<_>>>()?;
         if let Some(p) = self.hf.get_padding() {
             tokenizers::pad_encodings(&mut out, p)?;
@@ -96,14 +100,17 @@ impl Oracle {
     }
 }
 
-
-
 /// Assert equality with a useful message (first differing token and its context).
 pub fn assert_same(what: &str, text: &str, got: &Encoding, want: &Encoding) {
     if got == want {
         return;
     }
-    let at = got.ids.iter().zip(&want.ids).zip(got.offsets.iter().zip(&want.offsets)).position(|(a, b)| a.0 != a.1 || b.0 != b.1);
+    let at = got
+        .ids
+        .iter()
+        .zip(&want.ids)
+        .zip(got.offsets.iter().zip(&want.offsets))
+        .position(|(a, b)| a.0 != a.1 || b.0 != b.1);
     let at = at.unwrap_or(got.len().min(want.len()));
     let ctx = |e: &Encoding| -> String {
         let lo = at.saturating_sub(3);

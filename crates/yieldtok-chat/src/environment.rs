@@ -9,8 +9,7 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
 use super::{
-    forloop, generation, literals, methods, pyconv, pyjson, pyrepr, pystr, render_state, sandbox,
-    scan, strftime,
+    forloop, generation, literals, methods, pyconv, pyjson, pyrepr, pystr, render_state, sandbox, scan, strftime,
 };
 
 /// Name under which the chat template is stored in its environment.
@@ -142,11 +141,7 @@ pub fn build(source: &str, limits: &Limits) -> Result<(Environment<'static>, boo
 pub fn prepare_source(source: &str) -> Result<(String, bool), String> {
     let normalized = normalize_newlines(source);
     let literal_edits = literals::literal_edits(&normalized)?;
-    let normalized = if literal_edits.is_empty() {
-        normalized
-    } else {
-        scan::apply_edits(&normalized, literal_edits)
-    };
+    let normalized = if literal_edits.is_empty() { normalized } else { scan::apply_edits(&normalized, literal_edits) };
     let mut edits = generation::generation_edits(&normalized);
     let has_generation = !edits.is_empty();
     edits.extend(sandbox::set_guard_edits(&normalized)?);

@@ -7,10 +7,7 @@
 pub enum ChatTemplateError {
     /// The template does not parse (jinja2: `TemplateSyntaxError`).
     #[error("chat template syntax error{}: {message}", at_line(*line))]
-    Syntax {
-        message: String,
-        line: Option<usize>,
-    },
+    Syntax { message: String, line: Option<usize> },
 
     /// The template called `raise_exception(message)` (jinja2: `TemplateError`).
     #[error("chat template raised an exception: {message}")]
@@ -19,11 +16,7 @@ pub enum ChatTemplateError {
     /// Rendering failed: undefined attribute, bad operand types, unknown
     /// filter, ... (jinja2: `UndefinedError`, `TypeError`, ...).
     #[error("chat template render error{}: {message}", at_line(*line))]
-    Render {
-        kind: String,
-        message: String,
-        line: Option<usize>,
-    },
+    Render { kind: String, message: String, line: Option<usize> },
 
     /// The render used up its fuel (instructions + data): an endless or far
     /// too long loop.
@@ -49,15 +42,14 @@ pub enum ChatTemplateError {
     InvalidArgument { message: String },
 
     /// No template: the tokenizer has no `chat_template` and none was given.
-    #[error("cannot use chat template functions because the tokenizer has no chat_template and no template was passed")]
+    #[error(
+        "cannot use chat template functions because the tokenizer has no chat_template and no template was passed"
+    )]
     NoTemplate,
 
     /// Named templates, and the requested name is not among them.
     #[error("unknown chat template name {name:?}; available: {}", available.join(", "))]
-    UnknownTemplateName {
-        name: String,
-        available: Vec<String>,
-    },
+    UnknownTemplateName { name: String, available: Vec<String> },
 
     /// Named templates, none named "default", and no name was requested.
     #[error("this tokenizer has multiple chat templates and none is named \"default\"; pass one of: {}", available.join(", "))]
@@ -80,9 +72,7 @@ impl ChatTemplateError {
             ChatTemplateError::Raised { .. } => "TemplateError",
             ChatTemplateError::Render { kind, .. } if kind == "UndefinedError" => "UndefinedError",
             ChatTemplateError::Render { .. } => "TypeError",
-            ChatTemplateError::FuelExhausted { .. } | ChatTemplateError::OutputTooLarge { .. } => {
-                "RuntimeError"
-            }
+            ChatTemplateError::FuelExhausted { .. } | ChatTemplateError::OutputTooLarge { .. } => "RuntimeError",
             ChatTemplateError::RecursionLimit { .. } => "RecursionError",
             ChatTemplateError::InvalidMessages { .. } => "TypeError",
             ChatTemplateError::InvalidArgument { .. }
@@ -93,14 +83,10 @@ impl ChatTemplateError {
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
-        ChatTemplateError::InvalidMessages {
-            message: message.into(),
-        }
+        ChatTemplateError::InvalidMessages { message: message.into() }
     }
 
     pub(crate) fn argument(message: impl Into<String>) -> Self {
-        ChatTemplateError::InvalidArgument {
-            message: message.into(),
-        }
+        ChatTemplateError::InvalidArgument { message: message.into() }
     }
 }

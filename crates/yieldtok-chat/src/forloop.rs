@@ -21,10 +21,7 @@ pub fn iter_filter(value: Value) -> Result<Value, Error> {
 }
 
 pub fn not_iterable() -> Error {
-    Error::new(
-        ErrorKind::InvalidOperation,
-        "'NoneType' object is not iterable",
-    )
+    Error::new(ErrorKind::InvalidOperation, "'NoneType' object is not iterable")
 }
 
 /// Byte offsets (within `inner`) of the top-level words of a tag.
@@ -66,12 +63,7 @@ pub fn for_edits(src: &str) -> Vec<(std::ops::Range<usize>, String)> {
             continue;
         }
         let words = top_level_words(inner);
-        let Some(in_pos) = words
-            .iter()
-            .skip(1)
-            .position(|(_, w)| *w == "in")
-            .map(|p| p + 1)
-        else {
+        let Some(in_pos) = words.iter().skip(1).position(|(_, w)| *w == "in").map(|p| p + 1) else {
             continue;
         };
         let iter_start = words[in_pos].0 + 2;

@@ -51,10 +51,7 @@ pub fn rewrite_generation_tags(source: &str) -> (String, bool) {
 
 /// The filter behind `{% generation %}`: records the span, returns the body.
 pub fn generation_filter(value: Value) -> Result<Value, Error> {
-    let len = value
-        .as_str()
-        .map(str::len)
-        .unwrap_or_else(|| value.to_string().len());
+    let len = value.as_str().map(str::len).unwrap_or_else(|| value.to_string().len());
     render_state::with_current(|s| {
         let start = s.written.get();
         s.spans.borrow_mut().push(start..start + len);
@@ -92,36 +89,20 @@ mod tests {
 
     #[test]
     fn rewrites_tags() {
-        let (s, f) = rewrite_generation_tags(
-            "a{%- generation -%}b{{ '{% generation %}' }}{% endgeneration +%}",
-        );
+        let (s, f) = rewrite_generation_tags("a{%- generation -%}b{{ '{% generation %}' }}{% endgeneration +%}");
         assert!(f);
-        assert_eq!(
-            s,
-            "a{%- filter __yieldtok_generation -%}b{{ '{% generation %}' }}{% endfilter +%}"
-        );
-        let (s, f) =
-            rewrite_generation_tags("{% raw %}{% generation %}{% endraw %}{# {% generation %} #}");
+        assert_eq!(s, "a{%- filter __yieldtok_generation -%}b{{ '{% generation %}' }}{% endfilter +%}");
+        let (s, f) = rewrite_generation_tags("{% raw %}{% generation %}{% endraw %}{# {% generation %} #}");
         assert!(!f);
-        assert_eq!(
-            s,
-            "{% raw %}{% generation %}{% endraw %}{# {% generation %} #}"
-        );
-        let (s, _) =
-            rewrite_generation_tags("{% if x %}{%generation%}y{%endgeneration%}{% endif %}");
-        assert_eq!(
-            s,
-            "{% if x %}{%filter __yieldtok_generation%}y{%endfilter%}{% endif %}"
-        );
+        assert_eq!(s, "{% raw %}{% generation %}{% endraw %}{# {% generation %} #}");
+        let (s, _) = rewrite_generation_tags("{% if x %}{%generation%}y{%endgeneration%}{% endif %}");
+        assert_eq!(s, "{% if x %}{%filter __yieldtok_generation%}y{%endfilter%}{% endif %}");
     }
 
     #[test]
     fn mask_from_spans() {
         let offsets = [(0, 3), (3, 5), (5, 9), (9, 10), (10, 12), (12, 15)];
-        assert_eq!(
-            assistant_mask(&[4..9, 12..13], &offsets),
-            vec![0, 1, 1, 0, 0, 1]
-        );
+        assert_eq!(assistant_mask(&[4..9, 12..13], &offsets), vec![0, 1, 1, 0, 0, 1]);
         assert_eq!(assistant_mask(&[], &offsets), vec![0; 6]);
     }
 }

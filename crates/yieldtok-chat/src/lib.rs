@@ -83,15 +83,8 @@ pub use strftime::{fixed_clock, system_clock, Clock};
 
 /// The named special tokens transformers exposes to templates
 /// (`SPECIAL_TOKENS_ATTRIBUTES`).
-pub const SPECIAL_TOKEN_NAMES: [&str; 7] = [
-    "bos_token",
-    "eos_token",
-    "unk_token",
-    "sep_token",
-    "pad_token",
-    "cls_token",
-    "mask_token",
-];
+pub const SPECIAL_TOKEN_NAMES: [&str; 7] =
+    ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
 
 /// Variables transformers passes itself; kwargs may not use these names.
 const RESERVED_KWARGS: [&str; 8] = [
@@ -160,9 +153,7 @@ impl Default for ChatTemplateOptions {
 
 impl std::fmt::Debug for ChatTemplateOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatTemplateOptions")
-            .field("limits", &self.limits)
-            .finish_non_exhaustive()
+        f.debug_struct("ChatTemplateOptions").field("limits", &self.limits).finish_non_exhaustive()
     }
 }
 
@@ -233,10 +224,7 @@ impl ChatTemplate {
     ) -> Result<Self, ChatTemplateError> {
         let (env, has_generation) =
             environment::build(source, &options.limits).map_err(|e| ChatTemplateError::Syntax {
-                message: e
-                    .detail()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| e.to_string()),
+                message: e.detail().map(str::to_string).unwrap_or_else(|| e.to_string()),
                 line: e.line(),
             })?;
         let special_tokens = special_tokens
@@ -250,13 +238,7 @@ impl ChatTemplate {
                 (k, v)
             })
             .collect();
-        Ok(ChatTemplate {
-            env,
-            source: source.to_string(),
-            special_tokens,
-            options,
-            has_generation,
-        })
+        Ok(ChatTemplate { env, source: source.to_string(), special_tokens, options, has_generation })
     }
 
     /// The template source as given.
@@ -286,14 +268,8 @@ impl ChatTemplate {
                 "continue_final_message and add_generation_prompt are not compatible. Use continue_final_message when you want the model to continue the final message, and add_generation_prompt when you want to add a header that will prompt it to start a new assistant message instead.",
             ));
         }
-        if let Some(k) = req
-            .kwargs
-            .keys()
-            .find(|k| RESERVED_KWARGS.contains(&k.as_str()))
-        {
-            return Err(ChatTemplateError::argument(format!(
-                "got multiple values for keyword argument '{k}'"
-            )));
+        if let Some(k) = req.kwargs.keys().find(|k| RESERVED_KWARGS.contains(&k.as_str())) {
+            return Err(ChatTemplateError::argument(format!("got multiple values for keyword argument '{k}'")));
         }
         check_depth("messages", &req.messages)?;
         for (what, v) in [("tools", tools), ("documents", documents)] {
@@ -310,24 +286,14 @@ impl ChatTemplate {
         let final_message = if continuing {
             // rare path: the final message is copied and tagged
             let (last, init) = list.split_last().expect("validated non-empty");
-            messages.extend(
-                init.iter()
-                    .map(|m| self.message_value(m.as_object().expect("validated"))),
-            );
-            let mut tagged = vec![self.normalized_message(
-                last.as_object().expect("validated"),
-            )];
+            messages.extend(init.iter().map(|m| self.message_value(m.as_object().expect("validated"))));
+            let mut tagged = vec![self.normalized_message(last.as_object().expect("validated"))];
             let field = req.continue_final_field.as_deref().unwrap_or("content");
             let fm = preprocess::prepare_continue(&mut tagged, field, &self.source)?;
-            messages.push(preprocess::json_to_value(&Json::Object(
-                tagged.pop().expect("one message"),
-            )));
+            messages.push(preprocess::json_to_value(&Json::Object(tagged.pop().expect("one message"))));
             Some(fm)
         } else {
-            messages.extend(
-                list.iter()
-                    .map(|m| self.message_value(m.as_object().expect("validated"))),
-            );
+            messages.extend(list.iter().map(|m| self.message_value(m.as_object().expect("validated"))));
             None
         };
 
@@ -337,9 +303,7 @@ impl ChatTemplate {
             Some(t) if t.is_array() => preprocess::json_to_value(t),
             Some(_) => minijinja::Value::from(Vec::<minijinja::Value>::new()),
         };
-        let documents = documents
-            .map(preprocess::json_to_value)
-            .unwrap_or(minijinja::Value::from(()));
+        let documents = documents.map(preprocess::json_to_value).unwrap_or(minijinja::Value::from(()));
         let messages = minijinja::Value::from(messages);
         // the inputs and their items: the `{% set %}` guard need not walk them
         let mut known = std::collections::HashSet::new();
@@ -354,15 +318,9 @@ impl ChatTemplate {
         pairs.push(("messages".into(), messages));
         pairs.push(("tools".into(), tools));
         pairs.push(("documents".into(), documents));
-        pairs.push((
-            "add_generation_prompt".into(),
-            minijinja::Value::from(req.add_generation_prompt),
-        ));
+        pairs.push(("add_generation_prompt".into(), minijinja::Value::from(req.add_generation_prompt)));
         for (k, v) in self.special_tokens.iter().chain(req.kwargs.iter()) {
-            pairs.push((
-                minijinja::Value::from(k.as_str()),
-                preprocess::json_to_value(v),
-            ));
+            pairs.push((minijinja::Value::from(k.as_str()), preprocess::json_to_value(v)));
         }
         let ctx = minijinja::Value::from_pairs(pairs);
 
@@ -372,30 +330,19 @@ impl ChatTemplate {
             Some(fm) => {
                 let cut = preprocess::finish_continue(&text, &fm)?;
                 let end = cut.len();
-                let spans = spans
-                    .into_iter()
-                    .filter(|r| r.start < end)
-                    .map(|r| r.start..r.end.min(end))
-                    .collect();
+                let spans = spans.into_iter().filter(|r| r.start < end).map(|r| r.start..r.end.min(end)).collect();
                 (cut, spans)
             }
         };
-        Ok(Rendered {
-            text,
-            generation_spans: spans,
-        })
+        Ok(Rendered { text, generation_spans: spans })
     }
 
     /// Renders with an arbitrary context (no transformers preprocessing).
     /// Useful for templates that are not chat templates.
     pub fn render_context(&self, ctx: &Json) -> Result<Rendered, ChatTemplateError> {
         check_depth("context", ctx)?;
-        let (text, generation_spans) =
-            self.render_value(preprocess::json_to_value(ctx), Default::default())?;
-        Ok(Rendered {
-            text,
-            generation_spans,
-        })
+        let (text, generation_spans) = self.render_value(preprocess::json_to_value(ctx), Default::default())?;
+        Ok(Rendered { text, generation_spans })
     }
 
     fn render_value(
@@ -417,64 +364,39 @@ impl ChatTemplate {
         let tmpl = self
             .env
             .get_template(environment::TEMPLATE_NAME)
-            .map_err(|e| ChatTemplateError::Syntax {
-                message: e.to_string(),
-                line: e.line(),
-            })?;
-        let mut sink = render_state::Sink {
-            buf: Vec::with_capacity(4096),
-            state: state.clone(),
-        };
+            .map_err(|e| ChatTemplateError::Syntax { message: e.to_string(), line: e.line() })?;
+        let mut sink = render_state::Sink { buf: Vec::with_capacity(4096), state: state.clone() };
         let result = tmpl.render_captured_to(ctx, &mut sink).map(drop);
         if let Err(err) = result {
             return Err(self.map_error(err, &state));
         }
-        let text =
-            String::from_utf8(std::mem::take(&mut sink.buf)).expect("the engine writes UTF-8");
+        let text = String::from_utf8(std::mem::take(&mut sink.buf)).expect("the engine writes UTF-8");
         let spans = state.spans.take();
         Ok((text, spans))
     }
 
-    fn map_error(
-        &self,
-        err: minijinja::Error,
-        state: &render_state::RenderState,
-    ) -> ChatTemplateError {
+    fn map_error(&self, err: minijinja::Error, state: &render_state::RenderState) -> ChatTemplateError {
         let limits = self.options.limits;
         if let Some(message) = state.raised.borrow_mut().take() {
             return ChatTemplateError::Raised { message };
         }
         if state.output_too_large.get() {
-            return ChatTemplateError::OutputTooLarge {
-                limit: limits.max_output_bytes,
-            };
+            return ChatTemplateError::OutputTooLarge { limit: limits.max_output_bytes };
         }
         // look through the chain: errors in macros/filters are wrapped
         let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(&err);
         while let Some(e) = cur {
             if let Some(me) = e.downcast_ref::<minijinja::Error>() {
                 match me.kind() {
-                    ErrorKind::OutOfFuel => {
-                        return ChatTemplateError::FuelExhausted {
-                            fuel: limits.fuel.unwrap_or(0),
-                        }
-                    }
+                    ErrorKind::OutOfFuel => return ChatTemplateError::FuelExhausted { fuel: limits.fuel.unwrap_or(0) },
                     ErrorKind::InvalidOperation
-                        if me
-                            .detail()
-                            .is_some_and(|d| d.contains("recursion limit exceeded")) =>
+                        if me.detail().is_some_and(|d| d.contains("recursion limit exceeded")) =>
                     {
-                        return ChatTemplateError::RecursionLimit {
-                            limit: limits.recursion_limit,
-                            line: err.line(),
-                        }
+                        return ChatTemplateError::RecursionLimit { limit: limits.recursion_limit, line: err.line() }
                     }
                     ErrorKind::SyntaxError => {
                         return ChatTemplateError::Syntax {
-                            message: me
-                                .detail()
-                                .map(str::to_string)
-                                .unwrap_or_else(|| me.to_string()),
+                            message: me.detail().map(str::to_string).unwrap_or_else(|| me.to_string()),
                             line: me.line().or(err.line()),
                         }
                     }
@@ -491,20 +413,13 @@ impl ChatTemplate {
             Some(d) => format!("{}: {d}", kind_description(&err)),
             None => kind_description(&err),
         };
-        ChatTemplateError::Render {
-            kind,
-            message,
-            line: err.line(),
-        }
+        ChatTemplateError::Render { kind, message, line: err.line() }
     }
 }
 
 fn check_depth(what: &str, v: &Json) -> Result<(), ChatTemplateError> {
     sandbox::check_json_depth(v, sandbox::MAX_INPUT_DEPTH).map_err(|()| {
-        ChatTemplateError::invalid(format!(
-            "{what} is nested more than {} levels deep",
-            sandbox::MAX_INPUT_DEPTH
-        ))
+        ChatTemplateError::invalid(format!("{what} is nested more than {} levels deep", sandbox::MAX_INPUT_DEPTH))
     })
 }
 
@@ -513,10 +428,7 @@ fn kind_description(err: &minijinja::Error) -> String {
     let s = err.to_string();
     let s = s.split(" (in ").next().unwrap_or(&s);
     match err.detail() {
-        Some(d) => s
-            .strip_suffix(d)
-            .map(|p| p.trim_end_matches(": ").to_string())
-            .unwrap_or_else(|| s.to_string()),
+        Some(d) => s.strip_suffix(d).map(|p| p.trim_end_matches(": ").to_string()).unwrap_or_else(|| s.to_string()),
         None => s.to_string(),
     }
 }

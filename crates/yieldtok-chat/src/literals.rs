@@ -19,11 +19,7 @@ pub fn python_unescape(body: &str) -> Result<String, String> {
         for _ in 0..n {
             match chars.next().and_then(|c| c.to_digit(16)) {
                 Some(d) => v = v * 16 + d,
-                None => {
-                    return Err(format!(
-                        "truncated \\x/\\u/\\U escape (expected {n} hex digits)"
-                    ))
-                }
+                None => return Err(format!("truncated \\x/\\u/\\U escape (expected {n} hex digits)")),
             }
         }
         Ok(v)
@@ -60,13 +56,10 @@ pub fn python_unescape(body: &str) -> Result<String, String> {
                 out.push(char::from_u32(v).ok_or("invalid octal escape")?);
             }
             'x' => out.push(char::from_u32(hex(&mut chars, 2)?).ok_or("invalid \\x escape")?),
-            'u' => out.push(
-                char::from_u32(hex(&mut chars, 4)?)
-                    .ok_or("\\u escape of a lone surrogate is not supported")?,
-            ),
-            'U' => {
-                out.push(char::from_u32(hex(&mut chars, 8)?).ok_or("illegal Unicode character")?)
+            'u' => {
+                out.push(char::from_u32(hex(&mut chars, 4)?).ok_or("\\u escape of a lone surrogate is not supported")?)
             }
+            'U' => out.push(char::from_u32(hex(&mut chars, 8)?).ok_or("illegal Unicode character")?),
             'N' => return Err("\\N{...} escapes are not supported".into()),
             other => {
                 out.push('\\');
@@ -88,9 +81,7 @@ pub fn minijinja_literal(value: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -130,15 +121,9 @@ mod tests {
     fn python_escapes() {
         assert_eq!(python_unescape("a\\\nb").unwrap(), "ab");
         assert_eq!(python_unescape("\\/\\d\\a\\v").unwrap(), "\\/\\d\u{7}\u{b}");
-        assert_eq!(
-            python_unescape("\\U0001F600\\u00e9\\x41\\101\\n").unwrap(),
-            "😀éAA\n"
-        );
+        assert_eq!(python_unescape("\\U0001F600\\u00e9\\x41\\101\\n").unwrap(), "😀éAA\n");
         assert!(python_unescape("\\x4").is_err());
-        assert_eq!(
-            minijinja_literal("a\"b\\c\nd\u{1}"),
-            "\"a\\\"b\\\\c\\nd\\u0001\""
-        );
+        assert_eq!(minijinja_literal("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
         let src = "{{ 'it\\'s\\\n ok' }}{% set x = \"\\/\" %}";
         let out = scan::apply_edits(src, literal_edits(src).unwrap());
         assert_eq!(out, "{{ \"it's ok\" }}{% set x = \"\\\\/\" %}");

@@ -19,20 +19,13 @@ pub(crate) fn bind_args(
     kw_allowed: bool,
 ) -> Result<Vec<Option<Value>>, Error> {
     let (positional, kwargs) = match args.last() {
-        Some(last) if last.is_kwargs() => (
-            &args[..args.len() - 1],
-            Some(Kwargs::try_from(last.clone())?),
-        ),
+        Some(last) if last.is_kwargs() => (&args[..args.len() - 1], Some(Kwargs::try_from(last.clone())?)),
         _ => (args, None),
     };
     if positional.len() > names.len() {
         return Err(Error::new(
             ErrorKind::TooManyArguments,
-            format!(
-                "{method}() takes at most {} arguments ({} given)",
-                names.len(),
-                positional.len()
-            ),
+            format!("{method}() takes at most {} arguments ({} given)", names.len(), positional.len()),
         ));
     }
     let mut out: Vec<Option<Value>> = names.iter().map(|_| None).collect();
@@ -41,10 +34,7 @@ pub(crate) fn bind_args(
     }
     if let Some(kwargs) = kwargs {
         if !kw_allowed {
-            return Err(Error::new(
-                ErrorKind::TooManyArguments,
-                format!("{method}() takes no keyword arguments"),
-            ));
+            return Err(Error::new(ErrorKind::TooManyArguments, format!("{method}() takes no keyword arguments")));
         }
         for (i, name) in names.iter().enumerate() {
             if kwargs.has(name) {
@@ -75,22 +65,14 @@ fn slice_index(v: &Option<Value>, default: i64, n: i64) -> Result<i64, Error> {
     let i = match v {
         None => return Ok(default),
         Some(v) if v.is_none() => return Ok(default),
-        Some(v) => i64::try_from(v.clone()).map_err(|_| {
-            Error::new(
-                ErrorKind::InvalidOperation,
-                "slice indices must be integers or None",
-            )
-        })?,
+        Some(v) => i64::try_from(v.clone())
+            .map_err(|_| Error::new(ErrorKind::InvalidOperation, "slice indices must be integers or None"))?,
     };
     Ok(if i < 0 { (i + n).max(0) } else { i.min(n) })
 }
 
 /// `s[start:end]` in characters; `None` when `start` is past the end (Python's startswith then answers False).
-fn char_slice<'a>(
-    s: &'a str,
-    start: &Option<Value>,
-    end: &Option<Value>,
-) -> Result<Option<&'a str>, Error> {
+fn char_slice<'a>(s: &'a str, start: &Option<Value>, end: &Option<Value>) -> Result<Option<&'a str>, Error> {
     if start.is_none() && end.is_none() {
         return Ok(Some(s));
     }
@@ -107,12 +89,7 @@ fn char_slice<'a>(
 }
 
 fn char_range(s: &str, start: i64, end: i64) -> &str {
-    let byte = |ci: i64| {
-        s.char_indices()
-            .nth(ci as usize)
-            .map(|(b, _)| b)
-            .unwrap_or(s.len())
-    };
+    let byte = |ci: i64| s.char_indices().nth(ci as usize).map(|(b, _)| b).unwrap_or(s.len());
     &s[byte(start)..byte(end)]
 }
 
@@ -138,10 +115,7 @@ fn opt_int(method: &str, v: &Option<Value>, default: i64) -> Result<i64, Error> 
         Some(v) if v.is_integer() => i64::try_from(v.clone()).or(Ok(i64::MAX)),
         Some(v) => Err(Error::new(
             ErrorKind::InvalidOperation,
-            format!(
-                "{method}(): '{}' object cannot be interpreted as an integer",
-                v.kind()
-            ),
+            format!("{method}(): '{}' object cannot be interpreted as an integer", v.kind()),
         )),
     }
 }
@@ -165,14 +139,9 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
             let a = bind_args(method, args, &["sep", "maxsplit"], true)?;
             let sep = opt_str(method, &a[0])?;
             let maxsplit = opt_int(method, &a[1], -1)?;
-            let parts = if method == "split" {
-                pystr::split(s, sep, maxsplit)
-            } else {
-                pystr::rsplit(s, sep, maxsplit)
-            };
-            parts
-                .map(strs)
-                .map_err(|msg| Error::new(ErrorKind::InvalidOperation, msg))
+            let parts =
+                if method == "split" { pystr::split(s, sep, maxsplit) } else { pystr::rsplit(s, sep, maxsplit) };
+            parts.map(strs).map_err(|msg| Error::new(ErrorKind::InvalidOperation, msg))
         }
         "splitlines" => {
             let a = bind_args(method, args, &["keepends"], true)?;
@@ -224,21 +193,15 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
             }
             Err(Error::new(
                 ErrorKind::InvalidOperation,
-                format!(
-                    "{method} first arg must be str or a tuple of str, not {}",
-                    needle.kind()
-                ),
+                format!("{method} first arg must be str or a tuple of str, not {}", needle.kind()),
             ))
         }
         "find" | "rfind" | "index" | "rindex" | "count" => {
             let a = bind_args(method, args, &["sub", "start", "end"], false)?;
             let sub = match &a[0] {
-                Some(v) => v.as_str().ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::InvalidOperation,
-                        format!("must be str, not {}", v.kind()),
-                    )
-                })?,
+                Some(v) => v
+                    .as_str()
+                    .ok_or_else(|| Error::new(ErrorKind::InvalidOperation, format!("must be str, not {}", v.kind())))?,
                 None => {
                     return Err(Error::new(
                         ErrorKind::MissingArgument,
@@ -250,10 +213,7 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
             let (start, end) = (slice_index(&a[1], 0, n)?, slice_index(&a[2], n, n)?);
             if start > n || start > end {
                 return match method {
-                    "index" | "rindex" => Err(Error::new(
-                        ErrorKind::InvalidOperation,
-                        "substring not found",
-                    )),
+                    "index" | "rindex" => Err(Error::new(ErrorKind::InvalidOperation, "substring not found")),
                     "count" => Ok(Value::from(0)),
                     _ => Ok(Value::from(-1)),
                 };
@@ -269,18 +229,12 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
                 "find" | "index" => match hay.find(sub) {
                     Some(b) => Ok(Value::from(to_chars(b))),
                     None if method == "find" => Ok(Value::from(-1)),
-                    None => Err(Error::new(
-                        ErrorKind::InvalidOperation,
-                        "substring not found",
-                    )),
+                    None => Err(Error::new(ErrorKind::InvalidOperation, "substring not found")),
                 },
                 _ => match hay.rfind(sub) {
                     Some(b) => Ok(Value::from(to_chars(b))),
                     None if method == "rfind" => Ok(Value::from(-1)),
-                    None => Err(Error::new(
-                        ErrorKind::InvalidOperation,
-                        "substring not found",
-                    )),
+                    None => Err(Error::new(ErrorKind::InvalidOperation, "substring not found")),
                 },
             }
         }
@@ -355,17 +309,9 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
             if sep.is_empty() {
                 return Err(Error::new(ErrorKind::InvalidOperation, "empty separator"));
             }
-            let found = if method == "partition" {
-                s.find(sep)
-            } else {
-                s.rfind(sep)
-            };
+            let found = if method == "partition" { s.find(sep) } else { s.rfind(sep) };
             let parts: [Value; 3] = match found {
-                Some(i) => [
-                    Value::from(&s[..i]),
-                    Value::from(sep),
-                    Value::from(&s[i + sep.len()..]),
-                ],
+                Some(i) => [Value::from(&s[..i]), Value::from(sep), Value::from(&s[i + sep.len()..])],
                 None if method == "partition" => [Value::from(s), Value::from(""), Value::from("")],
                 None => [Value::from(""), Value::from(""), Value::from(s)],
             };
@@ -383,20 +329,14 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
         "join" => {
             let a = bind_args(method, args, &["iterable"], false)?;
             let Some(items) = &a[0] else {
-                return Err(Error::new(
-                    ErrorKind::MissingArgument,
-                    "join() takes exactly one argument (0 given)",
-                ));
+                return Err(Error::new(ErrorKind::MissingArgument, "join() takes exactly one argument (0 given)"));
             };
             let mut out = String::new();
             for (i, item) in items.try_iter()?.enumerate() {
                 let Some(part) = item.as_str() else {
                     return Err(Error::new(
                         ErrorKind::InvalidOperation,
-                        format!(
-                            "sequence item {i}: expected str instance, {} found",
-                            item.kind()
-                        ),
+                        format!("sequence item {i}: expected str instance, {} found", item.kind()),
                     ));
                 };
                 if i > 0 {
@@ -415,12 +355,7 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
 }
 
 /// The callback registered with `Environment::set_unknown_method_callback`.
-pub fn unknown_method_callback(
-    state: &mut State,
-    value: &Value,
-    method: &str,
-    args: &[Value],
-) -> Result<Value, Error> {
+pub fn unknown_method_callback(state: &mut State, value: &Value, method: &str, args: &[Value]) -> Result<Value, Error> {
     if let Some(s) = value.as_str() {
         if let Some(result) = string_method(s, method, args) {
             return result;

@@ -40,10 +40,7 @@ pub fn json_to_value(v: &Json) -> Value {
         }
         Json::String(s) => Value::from(s.as_str()),
         Json::Array(items) => Value::from(items.iter().map(json_to_value).collect::<Vec<_>>()),
-        Json::Object(m) => Value::from_pairs(
-            m.iter()
-                .map(|(k, v)| (Value::from(k.as_str()), json_to_value(v))),
-        ),
+        Json::Object(m) => Value::from_pairs(m.iter().map(|(k, v)| (Value::from(k.as_str()), json_to_value(v)))),
     }
 }
 
@@ -77,16 +74,10 @@ pub fn validate_messages(messages: &Json) -> Result<&[Json], ChatTemplateError> 
 /// the same result as `json_to_value(&normalize_message(m))` without the
 /// intermediate copy.
 pub fn message_to_value(m: &Map<String, Json>) -> Value {
-    let reasoning = REASONING_FIELDS
-        .iter()
-        .find_map(|k| m.get(*k).filter(|v| !v.is_null()));
+    let reasoning = REASONING_FIELDS.iter().find_map(|k| m.get(*k).filter(|v| !v.is_null()));
     let present = |(_, v): &(&String, &Json)| !v.is_null();
     match reasoning {
-        None => Value::from_pairs(
-            m.iter()
-                .filter(present)
-                .map(|(k, v)| (Value::from(k.as_str()), json_to_value(v))),
-        ),
+        None => Value::from_pairs(m.iter().filter(present).map(|(k, v)| (Value::from(k.as_str()), json_to_value(v)))),
         Some(r) => {
             let r_value = json_to_value(r);
             let thinking = match m.get("thinking").filter(|v| !v.is_null()) {
@@ -99,9 +90,7 @@ pub fn message_to_value(m: &Map<String, Json>) -> Value {
             for (k, v) in m.iter().filter(present) {
                 match k.as_str() {
                     "thinking" => {}
-                    "reasoning_content" => {
-                        pairs.push((Value::from("reasoning_content"), r_value.clone()))
-                    }
+                    "reasoning_content" => pairs.push((Value::from("reasoning_content"), r_value.clone())),
                     _ => pairs.push((Value::from(k.as_str()), json_to_value(v))),
                 }
             }
@@ -116,11 +105,8 @@ pub fn message_to_value(m: &Map<String, Json>) -> Value {
 /// One message normalised like transformers 5.x: `null` values dropped,
 /// reasoning aliased.
 pub fn normalize_message(m: &Map<String, Json>) -> Map<String, Json> {
-    let mut msg: Map<String, Json> = m
-        .iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let mut msg: Map<String, Json> =
+        m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
     if let Some(r) = REASONING_FIELDS.iter().find_map(|k| msg.get(*k)).cloned() {
         let mut aliased = Map::with_capacity(msg.len() + 2);
         aliased.insert("thinking".to_string(), r.clone());
@@ -137,18 +123,12 @@ pub fn normalize_message(m: &Map<String, Json>) -> Map<String, Json> {
 #[cfg(test)]
 pub fn preprocess_messages(messages: &Json) -> Result<Vec<Map<String, Json>>, ChatTemplateError> {
     let list = validate_messages(messages)?;
-    Ok(list
-        .iter()
-        .map(|m| normalize_message(m.as_object().expect("validated")))
-        .collect())
+    Ok(list.iter().map(|m| normalize_message(m.as_object().expect("validated"))).collect())
 }
 
 /// Checks `tools` (objects) and `documents` (objects) like transformers.
 /// `null` means absent.
-pub fn validate_tools_and_documents(
-    tools: Option<&Json>,
-    documents: Option<&Json>,
-) -> Result<(), ChatTemplateError> {
+pub fn validate_tools_and_documents(tools: Option<&Json>, documents: Option<&Json>) -> Result<(), ChatTemplateError> {
     if let Some(t) = tools.filter(|t| !t.is_null()) {
         let ok = match t {
             Json::Array(items) => items.iter().all(Json::is_object),
@@ -196,56 +176,41 @@ pub fn prepare_continue(
     template_source: &str,
 ) -> Result<String, ChatTemplateError> {
     let Some(last) = messages.last_mut() else {
-        return Err(ChatTemplateError::argument(
-            "continue_final_message is set but the conversation is empty!",
-        ));
+        return Err(ChatTemplateError::argument("continue_final_message is set but the conversation is empty!"));
     };
     let final_message = match last.get(field) {
         Some(v) if !v.is_null() => v.clone(),
         _ => {
             return Err(ChatTemplateError::argument(format!(
-            "continue_final_message is set but the final message has no \"{field}\" to continue!"
-        )))
+                "continue_final_message is set but the final message has no \"{field}\" to continue!"
+            )))
         }
     };
     let continue_fields: Vec<String> = if REASONING_FIELDS.contains(&field) {
-        REASONING_FIELDS
-            .iter()
-            .filter(|f| last.get(**f) == Some(&final_message))
-            .map(|f| f.to_string())
-            .collect()
+        REASONING_FIELDS.iter().filter(|f| last.get(**f) == Some(&final_message)).map(|f| f.to_string()).collect()
     } else {
         vec![field.to_string()]
     };
-    if !continue_fields
-        .iter()
-        .any(|f| template_source.contains(f.as_str()))
-    {
+    if !continue_fields.iter().any(|f| template_source.contains(f.as_str())) {
         return Err(ChatTemplateError::argument(format!(
             "continue_final_message is set to \"{field}\" but this is not an accepted field in the chat_template"
         )));
     }
     match final_message {
         Json::Array(_) => {
-            let Some(Json::Array(blocks)) = last.get_mut(field) else {
-                unreachable!()
-            };
+            let Some(Json::Array(blocks)) = last.get_mut(field) else { unreachable!() };
             for block in blocks.iter_mut().rev() {
                 let has_text = match block {
                     Json::Object(b) => b.contains_key("text"),
                     Json::String(s) if s.contains("text") => {
-                        return Err(ChatTemplateError::invalid(
-                            "string indices must be integers",
-                        ))
+                        return Err(ChatTemplateError::invalid("string indices must be integers"))
                     }
                     Json::Array(items) => items.iter().any(|i| i.as_str() == Some("text")),
                     _ => false,
                 };
                 if has_text {
                     let Json::Object(b) = block else {
-                        return Err(ChatTemplateError::invalid(
-                            "list indices must be integers or slices, not str",
-                        ));
+                        return Err(ChatTemplateError::invalid("list indices must be integers or slices, not str"));
                     };
                     let text = match b.get("text") {
                         Some(Json::String(s)) => s.clone(),
@@ -318,21 +283,9 @@ mod tests {
             {"role": "assistant", "reasoning_content": "rc", "content": "b", "thinking": "t"},
         ]))
         .unwrap();
-        assert_eq!(
-            Json::Object(m[0].clone()),
-            json!({"role": "assistant", "tool_calls": [{"x": null}]})
-        );
+        assert_eq!(Json::Object(m[0].clone()), json!({"role": "assistant", "tool_calls": [{"x": null}]}));
         let keys: Vec<_> = m[1].keys().cloned().collect();
-        assert_eq!(
-            keys,
-            [
-                "thinking",
-                "role",
-                "content",
-                "reasoning",
-                "reasoning_content"
-            ]
-        );
+        assert_eq!(keys, ["thinking", "role", "content", "reasoning", "reasoning_content"]);
         assert_eq!(m[1]["thinking"], "r");
         let keys: Vec<_> = m[2].keys().cloned().collect();
         assert_eq!(keys, ["thinking", "role", "reasoning_content", "content"]);
@@ -360,19 +313,12 @@ mod tests {
 
     #[test]
     fn continue_final_message_rules() {
-        let mut m =
-            preprocess_messages(&json!([{"role": "assistant", "content": "Hello  "}])).unwrap();
+        let mut m = preprocess_messages(&json!([{"role": "assistant", "content": "Hello  "}])).unwrap();
         let f = prepare_continue(&mut m, "content", "{{ m.content }}").unwrap();
         assert_eq!(f, "Hello  ");
         assert_eq!(m[0]["content"], "Hello  CONTINUE_FINAL_MESSAGE_TAG ");
-        assert_eq!(
-            finish_continue("<a>Hello  CONTINUE_FINAL_MESSAGE_TAG </a>", &f).unwrap(),
-            "<a>Hello  "
-        );
-        assert_eq!(
-            finish_continue("<a>Hello  CONTINUE_FINAL_MESSAGE_TAG</a>", &f).unwrap(),
-            "<a>Hello"
-        );
+        assert_eq!(finish_continue("<a>Hello  CONTINUE_FINAL_MESSAGE_TAG </a>", &f).unwrap(), "<a>Hello  ");
+        assert_eq!(finish_continue("<a>Hello  CONTINUE_FINAL_MESSAGE_TAG</a>", &f).unwrap(), "<a>Hello");
         assert!(finish_continue("<a></a>", &f).is_err());
     }
 }

@@ -37,15 +37,8 @@ pub fn parse_py_int(s: &str, base: u32) -> Option<i128> {
     if !(2..=36).contains(&base) {
         return None;
     }
-    let digits = digits
-        .strip_prefix('_')
-        .filter(|_| base != 10 || s.contains("0"))
-        .unwrap_or(digits);
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-    {
+    let digits = digits.strip_prefix('_').filter(|_| base != 10 || s.contains("0")).unwrap_or(digits);
+    if digits.is_empty() || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__") {
         return None;
     }
     let mut v: i128 = 0;
@@ -80,10 +73,7 @@ pub fn parse_py_float(s: &str) -> Option<f64> {
         return None;
     }
     let cleaned: String = t.chars().filter(|c| *c != '_').collect();
-    if !cleaned
-        .chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
-    {
+    if !cleaned.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-')) {
         return None;
     }
     cleaned.parse::<f64>().ok()
@@ -101,18 +91,12 @@ fn number_value(v: &Value) -> Option<f64> {
 pub fn int_filter(value: Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
     let a = bind_args("int", &args.into_values(), &["default", "base"], true)?;
     let default = a[0].clone().unwrap_or(Value::from(0));
-    let base = a[1]
-        .as_ref()
-        .and_then(|b| i64::try_from(b.clone()).ok())
-        .unwrap_or(10);
+    let base = a[1].as_ref().and_then(|b| i64::try_from(b.clone()).ok()).unwrap_or(10);
     let from_float = |f: f64| -> Result<Value, Error> {
         if f.is_finite() {
             Ok(Value::from(f.trunc() as i128))
         } else {
-            Err(Error::new(
-                ErrorKind::InvalidOperation,
-                "cannot convert float infinity or NaN to integer",
-            ))
+            Err(Error::new(ErrorKind::InvalidOperation, "cannot convert float infinity or NaN to integer"))
         }
     };
     match value.kind() {
@@ -138,9 +122,7 @@ pub fn float_filter(value: Value, args: Rest<ValueOrKwargs>) -> Result<Value, Er
     let a = bind_args("float", &args.into_values(), &["default"], true)?;
     let default = a[0].clone().unwrap_or(Value::from(0.0));
     Ok(match value.kind() {
-        ValueKind::String => parse_py_float(value.as_str().unwrap_or_default())
-            .map(Value::from)
-            .unwrap_or(default),
+        ValueKind::String => parse_py_float(value.as_str().unwrap_or_default()).map(Value::from).unwrap_or(default),
         ValueKind::Bool | ValueKind::Number => Value::from(number_value(&value).unwrap_or(0.0)),
         _ => default,
     })
@@ -162,17 +144,9 @@ pub fn py_center(s: &str, width: i64, fill: char) -> String {
 }
 
 /// jinja2's `center(value, width=80)`.
-pub fn center_filter(
-    state: &State,
-    value: Value,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Value, Error> {
+pub fn center_filter(state: &State, value: Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
     let a = bind_args("center", &args.into_values(), &["width"], true)?;
-    let width = a[0]
-        .as_ref()
-        .map(|w| i64::try_from(w.clone()))
-        .transpose()?
-        .unwrap_or(80);
+    let width = a[0].as_ref().map(|w| i64::try_from(w.clone())).transpose()?.unwrap_or(80);
     if width > super::render_state::max_output_bytes() as i64 {
         return Err(super::pyrepr::too_large());
     }
@@ -196,45 +170,21 @@ pub fn wordcount_filter(state: &State, value: Value) -> Result<Value, Error> {
 }
 
 /// jinja2's `truncate(length=255, killwords=False, end='...', leeway=5)`.
-pub fn truncate_filter(
-    state: &State,
-    value: Value,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Value, Error> {
-    let a = bind_args(
-        "truncate",
-        &args.into_values(),
-        &["length", "killwords", "end", "leeway"],
-        true,
-    )?;
-    let length = a[0]
-        .as_ref()
-        .map(|v| i64::try_from(v.clone()))
-        .transpose()?
-        .unwrap_or(255);
+pub fn truncate_filter(state: &State, value: Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
+    let a = bind_args("truncate", &args.into_values(), &["length", "killwords", "end", "leeway"], true)?;
+    let length = a[0].as_ref().map(|v| i64::try_from(v.clone())).transpose()?.unwrap_or(255);
     let killwords = a[1].as_ref().is_some_and(|v| v.is_true());
     let end = match &a[2] {
         Some(v) => py_str(state, v)?,
         None => "...".to_string(),
     };
-    let leeway = a[3]
-        .as_ref()
-        .filter(|v| !v.is_none())
-        .map(|v| i64::try_from(v.clone()))
-        .transpose()?
-        .unwrap_or(5);
+    let leeway = a[3].as_ref().filter(|v| !v.is_none()).map(|v| i64::try_from(v.clone())).transpose()?.unwrap_or(5);
     let end_len = end.chars().count() as i64;
     if length < end_len {
-        return Err(Error::new(
-            ErrorKind::InvalidOperation,
-            format!("expected length >= {end_len}, got {length}"),
-        ));
+        return Err(Error::new(ErrorKind::InvalidOperation, format!("expected length >= {end_len}, got {length}")));
     }
     if leeway < 0 {
-        return Err(Error::new(
-            ErrorKind::InvalidOperation,
-            format!("expected leeway >= 0, got {leeway}"),
-        ));
+        return Err(Error::new(ErrorKind::InvalidOperation, format!("expected leeway >= 0, got {leeway}")));
     }
     let s = py_str(state, &value)?;
     let n = s.chars().count() as i64;
@@ -303,22 +253,12 @@ pub fn max_filter(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, 
     minijinja::filters::max(state, value, kwargs)
 }
 
-pub fn batch_filter(
-    state: &State,
-    value: Value,
-    count: usize,
-    fill_with: Option<Value>,
-) -> Result<Value, Error> {
+pub fn batch_filter(state: &State, value: Value, count: usize, fill_with: Option<Value>) -> Result<Value, Error> {
     not_none(&value)?;
     minijinja::filters::batch(state, value, count, fill_with)
 }
 
-pub fn slice_filter(
-    state: &State,
-    value: Value,
-    count: usize,
-    fill_with: Option<Value>,
-) -> Result<Value, Error> {
+pub fn slice_filter(state: &State, value: Value, count: usize, fill_with: Option<Value>) -> Result<Value, Error> {
     not_none(&value)?;
     minijinja::filters::slice(state, value, count, fill_with)
 }
@@ -357,18 +297,10 @@ pub fn namespace(state: &State, args: Rest<ValueOrKwargs>) -> Result<Value, Erro
             }
         } else if let Some(it) = v.as_object().and_then(|o| o.try_iter_pairs()) {
             for (k, val) in it {
-                pairs.push((
-                    k.as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| k.to_string()),
-                    val,
-                ));
+                pairs.push((k.as_str().map(str::to_string).unwrap_or_else(|| k.to_string()), val));
             }
         } else if !v.is_undefined() && !v.is_none() {
-            return Err(Error::new(
-                ErrorKind::InvalidOperation,
-                format!("cannot convert {} to a dict", v.kind()),
-            ));
+            return Err(Error::new(ErrorKind::InvalidOperation, format!("cannot convert {} to a dict", v.kind())));
         }
     }
     for (k, v) in &pairs {

@@ -27,11 +27,7 @@ pub fn json_repr(x: f64) -> String {
         return "NaN".to_string();
     }
     if x.is_infinite() {
-        return if x < 0.0 {
-            "-Infinity".into()
-        } else {
-            "Infinity".into()
-        };
+        return if x < 0.0 { "-Infinity".into() } else { "Infinity".into() };
     }
     let mut out = String::with_capacity(24);
     write_finite(&mut out, x);

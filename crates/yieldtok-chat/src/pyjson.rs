@@ -101,15 +101,11 @@ impl Encoder<'_> {
 
     fn encode(&mut self, v: &Value, level: usize) -> Result<(), Error> {
         if level > MAX_DEPTH {
-            return Err(type_error(
-                "maximum recursion depth exceeded while encoding a JSON object".into(),
-            ));
+            return Err(type_error("maximum recursion depth exceeded while encoding a JSON object".into()));
         }
         match v.kind() {
             ValueKind::None => self.out.push_str("null"),
-            ValueKind::Bool => self
-                .out
-                .push_str(if v.is_true() { "true" } else { "false" }),
+            ValueKind::Bool => self.out.push_str(if v.is_true() { "true" } else { "false" }),
             ValueKind::Number => {
                 if v.is_integer() {
                     let _ = write!(self.out, "{v}");
@@ -144,17 +140,16 @@ impl Encoder<'_> {
                 self.out.push(']');
             }
             ValueKind::Map => {
-                let mut items: Vec<(Value, Value)> =
-                    match v.as_object().and_then(|o| o.try_iter_pairs()) {
-                        Some(pairs) => pairs.collect(),
-                        None => v
-                            .try_iter()?
-                            .map(|k| {
-                                let val = v.get_item(&k).unwrap_or_default();
-                                (k, val)
-                            })
-                            .collect(),
-                    };
+                let mut items: Vec<(Value, Value)> = match v.as_object().and_then(|o| o.try_iter_pairs()) {
+                    Some(pairs) => pairs.collect(),
+                    None => v
+                        .try_iter()?
+                        .map(|k| {
+                            let val = v.get_item(&k).unwrap_or_default();
+                            (k, val)
+                        })
+                        .collect(),
+                };
                 if items.is_empty() {
                     self.out.push_str("{}");
                     return self.check();
@@ -177,12 +172,7 @@ impl Encoder<'_> {
                 self.newline_indent(level)?;
                 self.out.push('}');
             }
-            _ => {
-                return Err(type_error(format!(
-                    "Object of type {} is not JSON serializable",
-                    py_type_name(v)
-                )))
-            }
+            _ => return Err(type_error(format!("Object of type {} is not JSON serializable", py_type_name(v)))),
         }
         self.check()
     }
@@ -197,12 +187,7 @@ fn json_key(k: &Value) -> Result<String, Error> {
         ValueKind::None => "null".to_string(),
         ValueKind::Number if k.is_integer() => k.to_string(),
         ValueKind::Number => pyfloat::json_repr(f64::try_from(k.clone()).unwrap_or(f64::NAN)),
-        _ => {
-            return Err(type_error(format!(
-                "keys must be str, int, float, bool or None, not {}",
-                py_type_name(k)
-            )))
-        }
+        _ => return Err(type_error(format!("keys must be str, int, float, bool or None, not {}", py_type_name(k)))),
     })
 }
 
@@ -210,15 +195,9 @@ fn json_key(k: &Value) -> Result<String, Error> {
 /// numbers (and bools) numerically, anything mixed is a `TypeError`.
 fn sort_items(items: &mut [(Value, Value)]) -> Result<(), Error> {
     let all_str = items.iter().all(|(k, _)| k.kind() == ValueKind::String);
-    let all_num = items
-        .iter()
-        .all(|(k, _)| matches!(k.kind(), ValueKind::Number | ValueKind::Bool));
+    let all_num = items.iter().all(|(k, _)| matches!(k.kind(), ValueKind::Number | ValueKind::Bool));
     if all_str {
-        items.sort_by(|a, b| {
-            a.0.as_str()
-                .unwrap_or_default()
-                .cmp(b.0.as_str().unwrap_or_default())
-        });
+        items.sort_by(|a, b| a.0.as_str().unwrap_or_default().cmp(b.0.as_str().unwrap_or_default()));
         Ok(())
     } else if all_num {
         let num = |v: &Value| -> f64 {
@@ -233,9 +212,7 @@ fn sort_items(items: &mut [(Value, Value)]) -> Result<(), Error> {
     } else if items.len() <= 1 {
         Ok(())
     } else {
-        Err(type_error(
-            "'<' not supported between instances of 'str' and 'int'".into(),
-        ))
+        Err(type_error("'<' not supported between instances of 'str' and 'int'".into()))
     }
 }
 
@@ -273,23 +250,14 @@ pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
 
 /// `json.dumps(value, **opts)`, failing once the output would exceed `budget` bytes.
 pub fn dumps(value: &Value, opts: &DumpOptions, budget: usize) -> Result<String, Error> {
-    let mut enc = Encoder {
-        out: String::new(),
-        budget,
-        opts,
-    };
+    let mut enc = Encoder { out: String::new(), budget, opts };
     enc.encode(value, 0)?;
     Ok(enc.out)
 }
 
 /// Parses `tojson`'s arguments, Python style.
 pub fn options_from_args(args: &[Value]) -> Result<DumpOptions, Error> {
-    let a = super::methods::bind_args(
-        "tojson",
-        args,
-        &["ensure_ascii", "indent", "separators", "sort_keys"],
-        true,
-    )?;
+    let a = super::methods::bind_args("tojson", args, &["ensure_ascii", "indent", "separators", "sort_keys"], true)?;
     let mut opts = DumpOptions::default();
     if let Some(v) = &a[0] {
         opts.ensure_ascii = v.is_true();
@@ -298,11 +266,7 @@ pub fn options_from_args(args: &[Value]) -> Result<DumpOptions, Error> {
         opts.indent = match v.kind() {
             ValueKind::None | ValueKind::Undefined => None,
             ValueKind::String => Some(v.as_str().unwrap_or_default().to_string()),
-            ValueKind::Bool => Some(if v.is_true() {
-                " ".into()
-            } else {
-                String::new()
-            }),
+            ValueKind::Bool => Some(if v.is_true() { " ".into() } else { String::new() }),
             ValueKind::Number if v.is_integer() => {
                 let n = i64::try_from(v.clone()).unwrap_or(0).max(0);
                 if n > 1 << 20 {
@@ -310,12 +274,7 @@ pub fn options_from_args(args: &[Value]) -> Result<DumpOptions, Error> {
                 }
                 Some(" ".repeat(n as usize))
             }
-            _ => {
-                return Err(type_error(format!(
-                    "can't multiply sequence by non-int of type '{}'",
-                    py_type_name(v)
-                )))
-            }
+            _ => return Err(type_error(format!("can't multiply sequence by non-int of type '{}'", py_type_name(v)))),
         };
         if opts.indent.is_some() {
             opts.item_separator = ",".into();
@@ -324,11 +283,7 @@ pub fn options_from_args(args: &[Value]) -> Result<DumpOptions, Error> {
     if let Some(v) = &a[2] {
         if !v.is_none() && !v.is_undefined() {
             let parts: Vec<Value> = v.try_iter().map(|it| it.collect()).unwrap_or_default();
-            match (
-                parts.len(),
-                parts.first().and_then(|p| p.as_str()),
-                parts.get(1).and_then(|p| p.as_str()),
-            ) {
+            match (parts.len(), parts.first().and_then(|p| p.as_str()), parts.get(1).and_then(|p| p.as_str())) {
                 (2, Some(item), Some(key)) => {
                     opts.item_separator = item.to_string();
                     opts.key_separator = key.to_string();
@@ -344,11 +299,7 @@ pub fn options_from_args(args: &[Value]) -> Result<DumpOptions, Error> {
 }
 
 /// The `tojson` filter: `tojson(ensure_ascii=False, indent=None, separators=None, sort_keys=False)`.
-pub fn tojson_filter(
-    state: &State,
-    value: Value,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Value, Error> {
+pub fn tojson_filter(state: &State, value: Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
     let opts = options_from_args(&args.into_values())?;
     let out = dumps(&value, &opts, serialization_budget(state))?;
     charge_serialized(state, out.len())?;
@@ -377,10 +328,7 @@ mod tests {
         );
         assert_eq!(d(json!({"z": 1, "a": 2})), r#"{"z": 1, "a": 2}"#);
         assert_eq!(d(json!([])), "[]");
-        assert_eq!(
-            d(json!("it's <b>&</b> é 日本 😀")),
-            "\"it's <b>&</b> é 日本 😀\""
-        );
+        assert_eq!(d(json!("it's <b>&</b> é 日本 😀")), "\"it's <b>&</b> é 日本 😀\"");
         assert_eq!(
             d(json!("\u{1b}\n\t\"\\\u{7f}\u{08}\u{0c}")),
             r#""\u001b\n\t\"\\\u007f\b\f""#.replace("\\u007f", "\u{7f}")
@@ -395,32 +343,17 @@ mod tests {
     #[test]
     fn python_json_dumps_options() {
         let v = json!({"b": [1, {"x": []}], "a": "é"});
-        let mut o = DumpOptions {
-            indent: Some("  ".into()),
-            item_separator: ",".into(),
-            ..Default::default()
-        };
+        let mut o = DumpOptions { indent: Some("  ".into()), item_separator: ",".into(), ..Default::default() };
         assert_eq!(
             dumps_json(&v, &o).unwrap(),
             "{\n  \"b\": [\n    1,\n    {\n      \"x\": []\n    }\n  ],\n  \"a\": \"é\"\n}"
         );
         o.indent = Some(String::new());
         assert_eq!(dumps_json(&json!([1, 2]), &o).unwrap(), "[\n1,\n2\n]");
-        let o = DumpOptions {
-            sort_keys: true,
-            ensure_ascii: true,
-            ..Default::default()
-        };
-        assert_eq!(
-            dumps_json(&v, &o).unwrap(),
-            r#"{"a": "\u00e9", "b": [1, {"x": []}]}"#
-        );
+        let o = DumpOptions { sort_keys: true, ensure_ascii: true, ..Default::default() };
+        assert_eq!(dumps_json(&v, &o).unwrap(), r#"{"a": "\u00e9", "b": [1, {"x": []}]}"#);
         assert_eq!(dumps_json(&json!("😀"), &o).unwrap(), r#""\ud83d\ude00""#);
-        let o = DumpOptions {
-            item_separator: ",".into(),
-            key_separator: ":".into(),
-            ..Default::default()
-        };
+        let o = DumpOptions { item_separator: ",".into(), key_separator: ":".into(), ..Default::default() };
         assert_eq!(dumps_json(&v, &o).unwrap(), r#"{"b":[1,{"x":[]}],"a":"é"}"#);
     }
 

@@ -44,17 +44,11 @@ pub fn charge_serialized(state: &State, n: usize) -> Result<(), Error> {
 
 pub(crate) fn too_large() -> Error {
     super::render_state::note_output_too_large();
-    Error::new(
-        ErrorKind::InvalidOperation,
-        "value is too large to serialize",
-    )
+    Error::new(ErrorKind::InvalidOperation, "value is too large to serialize")
 }
 
 fn too_deep() -> Error {
-    Error::new(
-        ErrorKind::InvalidOperation,
-        "value is nested too deeply to serialize",
-    )
+    Error::new(ErrorKind::InvalidOperation, "value is nested too deeply to serialize")
 }
 
 struct Writer {
@@ -86,15 +80,9 @@ pub fn py_str(state: &State, value: &Value) -> Result<String, Error> {
     if let Some(s) = value.as_str() {
         return Ok(s.to_string());
     }
-    let mut w = Writer {
-        out: String::new(),
-        budget: serialization_budget(state),
-    };
+    let mut w = Writer { out: String::new(), budget: serialization_budget(state) };
     write_value(&mut w, value, false, 0)?;
-    if matches!(
-        value.kind(),
-        ValueKind::Seq | ValueKind::Map | ValueKind::Iterable
-    ) {
+    if matches!(value.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable) {
         charge_serialized(state, w.out.len())?;
     }
     Ok(w.out)
@@ -102,10 +90,7 @@ pub fn py_str(state: &State, value: &Value) -> Result<String, Error> {
 
 /// Python `repr(value)`.
 pub fn py_repr(state: &State, value: &Value) -> Result<String, Error> {
-    let mut w = Writer {
-        out: String::new(),
-        budget: serialization_budget(state),
-    };
+    let mut w = Writer { out: String::new(), budget: serialization_budget(state) };
     write_value(&mut w, value, true, 0)?;
     charge_serialized(state, w.out.len())?;
     Ok(w.out)
@@ -115,9 +100,7 @@ pub fn py_repr(state: &State, value: &Value) -> Result<String, Error> {
 pub fn formatter(out: &mut Output, state: &mut State, value: &Value) -> Result<(), Error> {
     let write_err = |_| Error::new(ErrorKind::WriteFailure, "could not write output");
     match value.kind() {
-        ValueKind::String => out
-            .write_str(value.as_str().unwrap_or_default())
-            .map_err(write_err),
+        ValueKind::String => out.write_str(value.as_str().unwrap_or_default()).map_err(write_err),
         ValueKind::Undefined => Ok(()),
         ValueKind::Number if !value.is_integer() => {
             let f = f64::try_from(value.clone()).unwrap_or(f64::NAN);
@@ -237,11 +220,7 @@ fn write_value(w: &mut Writer, value: &Value, repr: bool, depth: usize) -> Resul
 
 /// Python `repr(str)`.
 pub fn write_str_repr(out: &mut String, s: &str) {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     out.push(quote);
     for c in s.chars() {
         match c {
@@ -331,10 +310,7 @@ pub fn join_filter(state: &State, value: Value, args: Rest<ValueOrKwargs>) -> Re
         None => String::new(),
         Some(d) => py_str(state, d)?,
     };
-    let attribute = a[1]
-        .as_ref()
-        .filter(|v| !v.is_none() && !v.is_undefined())
-        .map(|v| v.to_string());
+    let attribute = a[1].as_ref().filter(|v| !v.is_none() && !v.is_undefined()).map(|v| v.to_string());
     if value.is_none() {
         return Err(super::forloop::not_iterable());
     }
@@ -368,22 +344,11 @@ pub fn items_filter(value: Value) -> Result<Value, Error> {
     if value.kind() != ValueKind::Map {
         return Err(Error::new(
             ErrorKind::InvalidOperation,
-            format!(
-                "Can only get item pairs from a mapping, not {}",
-                value.kind()
-            ),
+            format!("Can only get item pairs from a mapping, not {}", value.kind()),
         ));
     }
-    let pairs = value
-        .as_object()
-        .and_then(|o| o.try_iter_pairs())
-        .into_iter()
-        .flatten();
-    Ok(Value::from(
-        pairs
-            .map(|(k, v)| Value::from_object(Tuple::from([k, v])))
-            .collect::<Vec<_>>(),
-    ))
+    let pairs = value.as_object().and_then(|o| o.try_iter_pairs()).into_iter().flatten();
+    Ok(Value::from(pairs.map(|(k, v)| Value::from_object(Tuple::from([k, v]))).collect::<Vec<_>>()))
 }
 
 /// Python's `<` ordering between two template values (`TypeError` for mixed types).
@@ -397,10 +362,9 @@ pub fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
         }
     };
     match (a.kind(), b.kind()) {
-        (ValueKind::String, ValueKind::String) => Ok(a
-            .as_str()
-            .unwrap_or_default()
-            .cmp(b.as_str().unwrap_or_default())),
+        (ValueKind::String, ValueKind::String) => {
+            Ok(a.as_str().unwrap_or_default().cmp(b.as_str().unwrap_or_default()))
+        }
         (ValueKind::Number | ValueKind::Bool, ValueKind::Number | ValueKind::Bool) => {
             if a.is_integer() && b.is_integer() {
                 if let (Ok(x), Ok(y)) = (i128::try_from(a.clone()), i128::try_from(b.clone())) {
@@ -410,8 +374,7 @@ pub fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
             Ok(num(a).partial_cmp(&num(b)).unwrap_or(Ordering::Equal))
         }
         (ValueKind::Seq, ValueKind::Seq) => {
-            let (xs, ys): (Vec<Value>, Vec<Value>) =
-                (a.try_iter()?.collect(), b.try_iter()?.collect());
+            let (xs, ys): (Vec<Value>, Vec<Value>) = (a.try_iter()?.collect(), b.try_iter()?.collect());
             for (x, y) in xs.iter().zip(ys.iter()) {
                 let o = py_cmp(x, y)?;
                 if o != Ordering::Equal {
@@ -428,30 +391,14 @@ pub fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
 }
 
 /// jinja2's `dictsort(case_sensitive=False, by='key', reverse=False)`.
-pub fn dictsort_filter(
-    state: &State,
-    value: Value,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Value, Error> {
-    let a = super::methods::bind_args(
-        "dictsort",
-        &args.into_values(),
-        &["case_sensitive", "by", "reverse"],
-        true,
-    )?;
+pub fn dictsort_filter(state: &State, value: Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
+    let a = super::methods::bind_args("dictsort", &args.into_values(), &["case_sensitive", "by", "reverse"], true)?;
     let case_sensitive = a[0].as_ref().is_some_and(|v| v.is_true());
-    let pos = match a[1]
-        .as_ref()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .as_deref()
-    {
+    let pos = match a[1].as_ref().and_then(|v| v.as_str().map(str::to_string)).as_deref() {
         None | Some("key") => 0,
         Some("value") => 1,
         Some(_) => {
-            return Err(Error::new(
-                ErrorKind::InvalidOperation,
-                "You can only sort by either \"key\" or \"value\"",
-            ))
+            return Err(Error::new(ErrorKind::InvalidOperation, "You can only sort by either \"key\" or \"value\""))
         }
     };
     let reverse = a[2].as_ref().is_some_and(|v| v.is_true());
@@ -461,19 +408,11 @@ pub fn dictsort_filter(
             format!("'{}' object has no attribute 'items'", value.kind()),
         ));
     }
-    let mut items: Vec<(Value, Value)> = value
-        .as_object()
-        .and_then(|o| o.try_iter_pairs())
-        .into_iter()
-        .flatten()
-        .collect();
+    let mut items: Vec<(Value, Value)> =
+        value.as_object().and_then(|o| o.try_iter_pairs()).into_iter().flatten().collect();
     state.consume_fuel(items.len() as u64)?;
     let key = |item: &(Value, Value)| -> Value {
-        let v = if pos == 0 {
-            item.0.clone()
-        } else {
-            item.1.clone()
-        };
+        let v = if pos == 0 { item.0.clone() } else { item.1.clone() };
         match (case_sensitive, v.as_str()) {
             (false, Some(s)) => Value::from(s.to_lowercase()),
             _ => v,
@@ -495,12 +434,7 @@ pub fn dictsort_filter(
     if let Some(e) = err {
         return Err(e);
     }
-    Ok(Value::from(
-        items
-            .into_iter()
-            .map(|(k, v)| Value::from_object(Tuple::from([k, v])))
-            .collect::<Vec<_>>(),
-    ))
+    Ok(Value::from(items.into_iter().map(|(k, v)| Value::from_object(Tuple::from([k, v]))).collect::<Vec<_>>()))
 }
 
 #[cfg(test)]
@@ -520,10 +454,7 @@ mod tests {
         assert_eq!(repr_of("it's \"x\""), "'it\\'s \"x\"'");
         assert_eq!(repr_of("a\nb\tc\\"), "'a\\nb\\tc\\\\'");
         assert_eq!(repr_of("\u{1b}\u{7f}"), "'\\x1b\\x7f'");
-        assert_eq!(
-            repr_of("\u{a0}é\u{200b}\u{3000}日本"),
-            "'\\xa0é\\u200b\\u3000日本'"
-        );
+        assert_eq!(repr_of("\u{a0}é\u{200b}\u{3000}日本"), "'\\xa0é\\u200b\\u3000日本'");
         assert_eq!(repr_of("😀\u{e000}\u{10ffff}"), "'😀\\ue000\\U0010ffff'");
     }
 }

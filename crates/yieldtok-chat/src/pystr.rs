@@ -19,18 +19,7 @@ pub fn is_py_whitespace(c: char) -> bool {
 /// Python `str.splitlines()` line boundaries.
 #[inline]
 fn is_py_linebreak(c: char) -> bool {
-    matches!(
-        c,
-        '\n' | '\r'
-            | '\u{0b}'
-            | '\u{0c}'
-            | '\u{1c}'
-            | '\u{1d}'
-            | '\u{1e}'
-            | '\u{85}'
-            | '\u{2028}'
-            | '\u{2029}'
-    )
+    matches!(c, '\n' | '\r' | '\u{0b}' | '\u{0c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
 /// Python `str.strip(chars)`; `chars == None` strips Python whitespace.
@@ -61,23 +50,13 @@ pub fn isspace(s: &str) -> bool {
 
 /// Python `str.split(sep, maxsplit)`. A negative `maxsplit` means no limit.
 /// `sep == Some("")` is Python's `ValueError: empty separator`.
-pub fn split<'a>(
-    s: &'a str,
-    sep: Option<&str>,
-    maxsplit: i64,
-) -> Result<Vec<&'a str>, &'static str> {
-    let max = if maxsplit < 0 {
-        usize::MAX
-    } else {
-        maxsplit as usize
-    };
+pub fn split<'a>(s: &'a str, sep: Option<&str>, maxsplit: i64) -> Result<Vec<&'a str>, &'static str> {
+    let max = if maxsplit < 0 { usize::MAX } else { maxsplit as usize };
     match sep {
         Some("") => Err("empty separator"),
-        Some(sep) => Ok(if max == usize::MAX {
-            s.split(sep).collect()
-        } else {
-            s.splitn(max.saturating_add(1), sep).collect()
-        }),
+        Some(sep) => {
+            Ok(if max == usize::MAX { s.split(sep).collect() } else { s.splitn(max.saturating_add(1), sep).collect() })
+        }
         None => {
             let mut out = Vec::new();
             let mut rest = s;
@@ -104,16 +83,8 @@ pub fn split<'a>(
 }
 
 /// Python `str.rsplit(sep, maxsplit)`.
-pub fn rsplit<'a>(
-    s: &'a str,
-    sep: Option<&str>,
-    maxsplit: i64,
-) -> Result<Vec<&'a str>, &'static str> {
-    let max = if maxsplit < 0 {
-        usize::MAX
-    } else {
-        maxsplit as usize
-    };
+pub fn rsplit<'a>(s: &'a str, sep: Option<&str>, maxsplit: i64) -> Result<Vec<&'a str>, &'static str> {
+    let max = if maxsplit < 0 { usize::MAX } else { maxsplit as usize };
     match sep {
         Some("") => Err("empty separator"),
         Some(sep) => {
@@ -169,11 +140,7 @@ pub fn splitlines(s: &str, keepends: bool) -> Vec<&str> {
                 iter.next();
                 end += 1;
             }
-            out.push(if keepends {
-                &s[start..end]
-            } else {
-                &s[start..i]
-            });
+            out.push(if keepends { &s[start..end] } else { &s[start..i] });
             start = end;
         }
     }
@@ -334,12 +301,7 @@ pub fn trim_filter(state: &State, value: Value, args: Rest<ValueOrKwargs>) -> Re
         Some(v) if v.is_none() || v.is_undefined() => None,
         Some(v) => match v.as_str() {
             Some(s) => Some(s.to_string()),
-            None => {
-                return Err(Error::new(
-                    ErrorKind::InvalidOperation,
-                    "strip arg must be None or str",
-                ))
-            }
+            None => return Err(Error::new(ErrorKind::InvalidOperation, "strip arg must be None or str")),
         },
     };
     let s = super::pyrepr::py_str(state, &value)?;
@@ -352,10 +314,7 @@ mod tests {
 
     #[test]
     fn whitespace_set_includes_info_separators() {
-        for c in [
-            '\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}', ' ', '\t', '\u{85}', '\u{a0}', '\u{3000}',
-            '\u{2028}',
-        ] {
+        for c in ['\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}', ' ', '\t', '\u{85}', '\u{a0}', '\u{3000}', '\u{2028}'] {
             assert!(is_py_whitespace(c), "{:?}", c);
         }
         for c in ['\u{200b}', '\u{feff}', 'a', '\u{180e}'] {
@@ -377,17 +336,11 @@ mod tests {
         assert_eq!(split("", None, -1).unwrap(), Vec::<&str>::new());
         assert_eq!(split("   ", None, -1).unwrap(), Vec::<&str>::new());
         assert_eq!(split("a\u{1c}b", None, -1).unwrap(), vec!["a", "b"]);
-        assert_eq!(
-            split("a,b,,c", Some(","), -1).unwrap(),
-            vec!["a", "b", "", "c"]
-        );
+        assert_eq!(split("a,b,,c", Some(","), -1).unwrap(), vec!["a", "b", "", "c"]);
         assert_eq!(split("a,b,,c", Some(","), 2).unwrap(), vec!["a", "b", ",c"]);
         assert_eq!(split("", Some(","), -1).unwrap(), vec![""]);
         assert!(split("abc", Some(""), -1).is_err());
-        assert_eq!(
-            split("x</think>y</think>z", Some("</think>"), -1).unwrap(),
-            vec!["x", "y", "z"]
-        );
+        assert_eq!(split("x</think>y</think>z", Some("</think>"), -1).unwrap(), vec!["x", "y", "z"]);
     }
 
     #[test]

@@ -50,9 +50,7 @@ pub fn set_guard_edits(src: &str) -> Result<Vec<(std::ops::Range<usize>, String)
     for tag in scan::tags(src) {
         let inner = tag.inner(src);
         if count_pipes(inner) > MAX_FILTERS_PER_TAG {
-            return Err(format!(
-                "more than {MAX_FILTERS_PER_TAG} filters in one tag"
-            ));
+            return Err(format!("more than {MAX_FILTERS_PER_TAG} filters in one tag"));
         }
         if tag.kind != TagKind::Block || scan::first_word(inner) != "set" {
             continue;
@@ -65,11 +63,7 @@ pub fn set_guard_edits(src: &str) -> Result<Vec<(std::ops::Range<usize>, String)
             continue;
         }
         let target = &inner[..eq];
-        let guard = if target.contains('.') || target.contains('[') {
-            GUARD_NS_FILTER
-        } else {
-            GUARD_FILTER
-        };
+        let guard = if target.contains('.') || target.contains('[') { GUARD_NS_FILTER } else { GUARD_FILTER };
         let start = tag.inner_start + eq + 1;
         edits.push((start..tag.inner_end, format!(" ({})|{guard} ", expr.trim())));
     }
@@ -123,29 +117,20 @@ fn top_level_assign(inner: &str) -> Option<usize> {
 
 /// Is `v` one of minijinja's namespace objects?
 pub fn is_namespace(v: &Value) -> bool {
-    v.kind() == ValueKind::Map
-        && v.as_object()
-            .is_some_and(|o| o.type_name().ends_with("::Namespace"))
+    v.kind() == ValueKind::Map && v.as_object().is_some_and(|o| o.type_name().ends_with("::Namespace"))
 }
 
 /// Walks `value` without recursion, one fuel per node: fails past
 /// [`MAX_VALUE_DEPTH`] levels, or on a namespace when `forbid_namespaces`.
 pub fn check_value(state: &State, value: &Value, forbid_namespaces: bool) -> Result<(), Error> {
     fn is_container(v: &Value) -> bool {
-        matches!(
-            v.kind(),
-            ValueKind::Seq | ValueKind::Map | ValueKind::Iterable
-        )
+        matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable)
     }
     if !is_container(value) {
         return Ok(());
     }
     let render = render_state::current();
-    let known = |addr: usize| {
-        render
-            .as_ref()
-            .is_some_and(|r| r.known_shallow.contains(&addr))
-    };
+    let known = |addr: usize| render.as_ref().is_some_and(|r| r.known_shallow.contains(&addr));
     let mut stack: Vec<(Value, usize)> = vec![(value.clone(), 1)];
     while let Some((v, depth)) = stack.pop() {
         if depth > MAX_VALUE_DEPTH {
@@ -233,17 +218,10 @@ pub fn check_json_depth(v: &Json, limit: usize) -> Result<(), ()> {
             return Err(());
         }
         match v {
-            Json::Array(items) => stack.extend(
-                items
-                    .iter()
-                    .filter(|i| i.is_array() || i.is_object())
-                    .map(|i| (i, d + 1)),
-            ),
-            Json::Object(m) => stack.extend(
-                m.values()
-                    .filter(|i| i.is_array() || i.is_object())
-                    .map(|i| (i, d + 1)),
-            ),
+            Json::Array(items) => {
+                stack.extend(items.iter().filter(|i| i.is_array() || i.is_object()).map(|i| (i, d + 1)))
+            }
+            Json::Object(m) => stack.extend(m.values().filter(|i| i.is_array() || i.is_object()).map(|i| (i, d + 1))),
             _ => {}
         }
     }
@@ -270,10 +248,7 @@ mod tests {
         let seq = Value::from(vec![Value::from(1)]);
         let map = Value::from_pairs([("a", 1)]);
         assert!(container_addr(&seq).is_some());
-        assert!(
-            container_addr(&map).is_some(),
-            "minijinja's map type is no longer IndexMap<Value, Value>"
-        );
+        assert!(container_addr(&map).is_some(), "minijinja's map type is no longer IndexMap<Value, Value>");
         assert_eq!(container_addr(&seq.clone()), container_addr(&seq));
     }
 

@@ -88,11 +88,7 @@ pub fn tags(src: &str) -> Vec<Tag> {
         if end > start && (b[end - 1] == b'-' || b[end - 1] == b'+') {
             end -= 1;
         }
-        let tag = Tag {
-            kind,
-            inner_start: start,
-            inner_end: end,
-        };
+        let tag = Tag { kind, inner_start: start, inner_end: end };
         out.push(tag);
         i = close_at + 2;
         if kind == TagKind::Block && first_word(tag.inner(src)) == "raw" {
@@ -120,9 +116,7 @@ pub fn tags(src: &str) -> Vec<Tag> {
 /// The first identifier of a tag's inner text (`set`, `for`, `generation`, ...).
 pub fn first_word(inner: &str) -> &str {
     let t = inner.trim_start();
-    let end = t
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(t.len());
+    let end = t.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(t.len());
     &t[..end]
 }
 
@@ -149,10 +143,7 @@ mod tests {
         let src = "a{%- set x = '%}' -%}b{{ y }}{# {% no %} #}{% raw %}{% set z = 1 %}{{ q }}{% endraw %}{%+ if x +%}";
         let t = tags(src);
         let inner: Vec<&str> = t.iter().map(|t| t.inner(src)).collect();
-        assert_eq!(
-            inner,
-            vec![" set x = '%}' ", " y ", " raw ", " endraw ", " if x "]
-        );
+        assert_eq!(inner, vec![" set x = '%}' ", " y ", " raw ", " endraw ", " if x "]);
         assert_eq!(t[1].kind, TagKind::Expr);
     }
 }

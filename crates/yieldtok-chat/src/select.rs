@@ -56,10 +56,8 @@ impl TemplateSource {
         match (chat_template_jinja, additional.is_empty()) {
             (Some(default), true) => Some(TemplateSource::Single(default)),
             (default, _) => {
-                let mut named: Vec<(String, String)> = default
-                    .map(|d| ("default".to_string(), d))
-                    .into_iter()
-                    .collect();
+                let mut named: Vec<(String, String)> =
+                    default.map(|d| ("default".to_string(), d)).into_iter().collect();
                 named.extend(additional);
                 Some(TemplateSource::Named(named))
             }
@@ -77,11 +75,7 @@ impl TemplateSource {
     fn get(&self, name: &str) -> Option<&str> {
         match self {
             TemplateSource::Single(_) => None,
-            TemplateSource::Named(v) => v
-                .iter()
-                .rev()
-                .find(|(n, _)| n == name)
-                .map(|(_, t)| t.as_str()),
+            TemplateSource::Named(v) => v.iter().rev().find(|(n, _)| n == name).map(|(_, t)| t.as_str()),
         }
     }
 }
@@ -98,27 +92,19 @@ pub fn select_template<'a>(
     match (src, name) {
         (TemplateSource::Single(s), None) => Ok(s),
         (TemplateSource::Single(s), Some("default")) => Ok(s),
-        (TemplateSource::Single(_), Some(n)) => Err(ChatTemplateError::UnknownTemplateName {
-            name: n.to_string(),
-            available: src.names(),
-        }),
-        (TemplateSource::Named(_), Some(n)) => {
-            src.get(n)
-                .ok_or_else(|| ChatTemplateError::UnknownTemplateName {
-                    name: n.to_string(),
-                    available: src.names(),
-                })
+        (TemplateSource::Single(_), Some(n)) => {
+            Err(ChatTemplateError::UnknownTemplateName { name: n.to_string(), available: src.names() })
         }
+        (TemplateSource::Named(_), Some(n)) => src
+            .get(n)
+            .ok_or_else(|| ChatTemplateError::UnknownTemplateName { name: n.to_string(), available: src.names() }),
         (TemplateSource::Named(_), None) => {
             if has_tools {
                 if let Some(t) = src.get("tool_use") {
                     return Ok(t);
                 }
             }
-            src.get("default")
-                .ok_or_else(|| ChatTemplateError::NoDefaultTemplate {
-                    available: src.names(),
-                })
+            src.get("default").ok_or_else(|| ChatTemplateError::NoDefaultTemplate { available: src.names() })
         }
     }
 }
@@ -159,29 +145,14 @@ mod tests {
             Err(ChatTemplateError::UnknownTemplateName { .. })
         ));
         let only_tools = TemplateSource::Named(vec![("tool_use".into(), "T".into())]);
-        assert!(matches!(
-            select_template(&only_tools, None, false),
-            Err(ChatTemplateError::NoDefaultTemplate { .. })
-        ));
+        assert!(matches!(select_template(&only_tools, None, false), Err(ChatTemplateError::NoDefaultTemplate { .. })));
         let single = TemplateSource::Single("S".into());
         assert_eq!(select_template(&single, None, true).unwrap(), "S");
         // transformers: an unknown name is taken as the template source itself
-        assert_eq!(
-            resolve_chat_template_arg(Some(&named), Some("{{ x }}"), false).unwrap(),
-            "{{ x }}"
-        );
-        assert_eq!(
-            resolve_chat_template_arg(Some(&named), Some("rag"), false).unwrap(),
-            "R"
-        );
-        assert_eq!(
-            resolve_chat_template_arg(Some(&single), Some("rag"), false).unwrap(),
-            "rag"
-        );
-        assert!(matches!(
-            resolve_chat_template_arg(None, None, false),
-            Err(ChatTemplateError::NoTemplate)
-        ));
+        assert_eq!(resolve_chat_template_arg(Some(&named), Some("{{ x }}"), false).unwrap(), "{{ x }}");
+        assert_eq!(resolve_chat_template_arg(Some(&named), Some("rag"), false).unwrap(), "R");
+        assert_eq!(resolve_chat_template_arg(Some(&single), Some("rag"), false).unwrap(), "rag");
+        assert!(matches!(resolve_chat_template_arg(None, None, false), Err(ChatTemplateError::NoTemplate)));
         let cfg_single = serde_json::json!("C");
         assert_eq!(
             TemplateSource::from_parts(Some(&cfg_single), None, vec![]),
@@ -192,24 +163,14 @@ mod tests {
             Some(TemplateSource::Single("J".into()))
         );
         assert_eq!(
-            TemplateSource::from_parts(
-                Some(&cfg_single),
-                Some("J".into()),
-                vec![("tool_use".into(), "T".into())]
-            ),
-            Some(TemplateSource::Named(vec![
-                ("default".into(), "J".into()),
-                ("tool_use".into(), "T".into())
-            ]))
+            TemplateSource::from_parts(Some(&cfg_single), Some("J".into()), vec![("tool_use".into(), "T".into())]),
+            Some(TemplateSource::Named(vec![("default".into(), "J".into()), ("tool_use".into(), "T".into())]))
         );
         assert_eq!(TemplateSource::from_parts(None, None, vec![]), None);
         let cfg = serde_json::json!([{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]);
         assert_eq!(
             TemplateSource::from_config_value(&cfg),
-            Some(TemplateSource::Named(vec![
-                ("default".into(), "D".into()),
-                ("tool_use".into(), "T".into())
-            ]))
+            Some(TemplateSource::Named(vec![("default".into(), "D".into()), ("tool_use".into(), "T".into())]))
         );
     }
 }

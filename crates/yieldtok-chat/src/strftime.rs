@@ -28,15 +28,7 @@ pub fn fixed_clock(t: NaiveDateTime) -> Clock {
     Arc::new(move || t)
 }
 
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
+const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const MONTHS: [&str; 12] = [
     "January",
     "February",
@@ -94,13 +86,7 @@ pub fn strftime(t: &NaiveDateTime, fmt: &str) -> String {
         let mut width: Option<usize> = None;
         while i < chars.len() && chars[i].is_ascii_digit() {
             let d = chars[i] as usize - '0' as usize;
-            width = Some(
-                width
-                    .unwrap_or(0)
-                    .saturating_mul(10)
-                    .saturating_add(d)
-                    .min(1024),
-            );
+            width = Some(width.unwrap_or(0).saturating_mul(10).saturating_add(d).min(1024));
             i += 1;
         }
         if i < chars.len() && (chars[i] == 'E' || chars[i] == 'O') {
@@ -219,11 +205,7 @@ fn convert(t: &NaiveDateTime, conv: char) -> Option<Field> {
         'U' => Num(((t.ordinal0() as i64) + 7 - wd as i64) / 7, 2, '0'),
         'V' => Num(iso_week(t).1 as i64, 2, '0'),
         'w' => Num(wd as i64, 1, '0'),
-        'W' => Num(
-            ((t.ordinal0() as i64) + 7 - t.weekday().num_days_from_monday() as i64) / 7,
-            2,
-            '0',
-        ),
+        'W' => Num(((t.ordinal0() as i64) + 7 - t.weekday().num_days_from_monday() as i64) / 7, 2, '0'),
         'x' => Text(strftime(t, "%m/%d/%y"), false),
         'X' => Text(strftime(t, "%H:%M:%S"), false),
         'y' => Num(t.year().rem_euclid(100) as i64, 2, '0'),
@@ -241,19 +223,10 @@ mod tests {
 
     #[test]
     fn python_strftime() {
-        let t = NaiveDate::from_ymd_opt(2024, 7, 26)
-            .unwrap()
-            .and_hms_micro_opt(9, 5, 3, 42)
-            .unwrap();
+        let t = NaiveDate::from_ymd_opt(2024, 7, 26).unwrap().and_hms_micro_opt(9, 5, 3, 42).unwrap();
         assert_eq!(strftime(&t, "%d %b %Y"), "26 Jul 2024");
-        assert_eq!(
-            strftime(&t, "%Y-%m-%d %H:%M:%S.%f"),
-            "2024-07-26 09:05:03.000042"
-        );
-        assert_eq!(
-            strftime(&t, "%A %B %-d %e %j %I %p %y"),
-            "Friday July 26 26 208 09 AM 24"
-        );
+        assert_eq!(strftime(&t, "%Y-%m-%d %H:%M:%S.%f"), "2024-07-26 09:05:03.000042");
+        assert_eq!(strftime(&t, "%A %B %-d %e %j %I %p %y"), "Friday July 26 26 208 09 AM 24");
         assert_eq!(
             strftime(&t, "%c|%x|%X|%D|%F|%T|%R"),
             "Fri Jul 26 09:05:03 2024|07/26/24|09:05:03|07/26/24|2024-07-26|09:05:03|09:05"

@@ -27,11 +27,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use yieldtok_chat::{
-    assistant_mask, fixed_clock, resolve_chat_template_arg, special_tokens_from_config,
-    ChatRequest, ChatTemplate, ChatTemplateOptions, TemplateSource,
-};
 use serde_json::{Map, Value as Json};
+use yieldtok_chat::{
+    assistant_mask, fixed_clock, resolve_chat_template_arg, special_tokens_from_config, ChatRequest, ChatTemplate,
+    ChatTemplateOptions, TemplateSource,
+};
 
 struct Folder {
     source: Option<TemplateSource>,
@@ -39,34 +39,19 @@ struct Folder {
 }
 
 fn load_folder(root: &Path, name: &str) -> Folder {
-    let dir: PathBuf = if Path::new(name).is_absolute() {
-        name.into()
-    } else {
-        root.join(name)
-    };
-    let cfg: Json =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("tokenizer_config.json")).unwrap())
-            .unwrap();
-    let mut source = cfg
-        .get("chat_template")
-        .and_then(TemplateSource::from_config_value);
+    let dir: PathBuf = if Path::new(name).is_absolute() { name.into() } else { root.join(name) };
+    let cfg: Json = serde_json::from_str(&std::fs::read_to_string(dir.join("tokenizer_config.json")).unwrap()).unwrap();
+    let mut source = cfg.get("chat_template").and_then(TemplateSource::from_config_value);
     if source.is_none() {
         if let Ok(s) = std::fs::read_to_string(dir.join("chat_template.jinja")) {
             source = Some(TemplateSource::Single(s));
         }
     }
-    Folder {
-        source,
-        special: special_tokens_from_config(&cfg),
-    }
+    Folder { source, special: special_tokens_from_config(&cfg) }
 }
 
 fn first_diff(a: &str, b: &str) -> String {
-    let pos = a
-        .bytes()
-        .zip(b.bytes())
-        .position(|(x, y)| x != y)
-        .unwrap_or(a.len().min(b.len()));
+    let pos = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
     let lo = pos.saturating_sub(60);
     let ctx = |s: &str| {
         let mut lo = lo.min(s.len());
@@ -90,11 +75,9 @@ fn first_diff(a: &str, b: &str) -> String {
 
 #[test]
 fn differential_against_transformers() {
-    let (Ok(cases_path), Ok(oracle_path), Ok(fixtures)) = (
-        std::env::var("CHAT_CASES"),
-        std::env::var("CHAT_ORACLE"),
-        std::env::var("CHAT_FIXTURES"),
-    ) else {
+    let (Ok(cases_path), Ok(oracle_path), Ok(fixtures)) =
+        (std::env::var("CHAT_CASES"), std::env::var("CHAT_ORACLE"), std::env::var("CHAT_FIXTURES"))
+    else {
         assert!(
             std::env::var_os("YIELDTOK_REQUIRE_ORACLE").is_none(),
             "YIELDTOK_REQUIRE_ORACLE is set but CHAT_CASES / CHAT_ORACLE / CHAT_FIXTURES are not"
@@ -103,19 +86,12 @@ fn differential_against_transformers() {
         return;
     };
     let fixtures = PathBuf::from(fixtures);
-    let cases: Vec<Json> =
-        serde_json::from_str(&std::fs::read_to_string(&cases_path).unwrap()).unwrap();
-    let oracle: Json =
-        serde_json::from_str(&std::fs::read_to_string(&oracle_path).unwrap()).unwrap();
+    let cases: Vec<Json> = serde_json::from_str(&std::fs::read_to_string(&cases_path).unwrap()).unwrap();
+    let oracle: Json = serde_json::from_str(&std::fs::read_to_string(&oracle_path).unwrap()).unwrap();
     let results = oracle["results"].as_array().expect("oracle results");
-    assert_eq!(
-        cases.len(),
-        results.len(),
-        "cases and oracle results differ in length"
-    );
+    assert_eq!(cases.len(), results.len(), "cases and oracle results differ in length");
     let now = std::env::var("CHAT_FIXED_NOW").ok().map(|s| {
-        chrono::NaiveDateTime::parse_from_str(&s, "%Y-%m-%dT%H:%M:%S%.f")
-            .expect("CHAT_FIXED_NOW: ISO date-time")
+        chrono::NaiveDateTime::parse_from_str(&s, "%Y-%m-%dT%H:%M:%S%.f").expect("CHAT_FIXED_NOW: ISO date-time")
     });
 
     let mut folders: HashMap<String, Folder> = HashMap::new();
@@ -131,9 +107,7 @@ fn differential_against_transformers() {
             format!("{}/{}", parts[0], parts.get(1).unwrap_or(&""))
         };
         let dir = case["template_dir"].as_str().unwrap().to_string();
-        let folder = folders
-            .entry(dir.clone())
-            .or_insert_with(|| load_folder(&fixtures, &dir));
+        let folder = folders.entry(dir.clone()).or_insert_with(|| load_folder(&fixtures, &dir));
         let tools = case.get("tools").filter(|t| !t.is_null()).cloned();
         let explicit = case.get("chat_template").and_then(Json::as_str);
         let got: Result<(String, Vec<std::ops::Range<usize>>), String> =
@@ -146,16 +120,12 @@ fn differential_against_transformers() {
                         if let Some(now) = now {
                             opts.clock = fixed_clock(now);
                         }
-                        ChatTemplate::with_options(source, folder.special.clone(), opts)
-                            .map_err(|e| e.to_string())
+                        ChatTemplate::with_options(source, folder.special.clone(), opts).map_err(|e| e.to_string())
                     });
                     match tmpl {
                         Err(e) => Err(e.clone()),
                         Ok(t) => {
-                            let cfm = case
-                                .get("continue_final_message")
-                                .cloned()
-                                .unwrap_or(Json::Bool(false));
+                            let cfm = case.get("continue_final_message").cloned().unwrap_or(Json::Bool(false));
                             let req = ChatRequest {
                                 messages: case["messages"].clone(),
                                 tools,
@@ -166,15 +136,9 @@ fn differential_against_transformers() {
                                     .unwrap_or(false),
                                 continue_final_message: cfm.as_bool().unwrap_or(false),
                                 continue_final_field: cfm.as_str().map(str::to_string),
-                                kwargs: case
-                                    .get("kwargs")
-                                    .and_then(Json::as_object)
-                                    .cloned()
-                                    .unwrap_or_default(),
+                                kwargs: case.get("kwargs").and_then(Json::as_object).cloned().unwrap_or_default(),
                             };
-                            t.render(&req)
-                                .map(|r| (r.text, r.generation_spans))
-                                .map_err(|e| e.to_string())
+                            t.render(&req).map(|r| (r.text, r.generation_spans)).map_err(|e| e.to_string())
                         }
                     }
                 }
@@ -191,38 +155,26 @@ fn differential_against_transformers() {
                         .iter()
                         .map(|p| p[0].as_u64().unwrap() as usize..p[1].as_u64().unwrap() as usize)
                         .collect();
-                    let masks_agree =
-                        match (want.get("token_byte_offsets"), want.get("assistant_masks")) {
-                            (Some(offs), Some(mask)) => {
-                                let offs: Vec<(usize, usize)> = offs
-                                    .as_array()
-                                    .unwrap()
-                                    .iter()
-                                    .map(|p| {
-                                        (
-                                            p[0].as_u64().unwrap() as usize,
-                                            p[1].as_u64().unwrap() as usize,
-                                        )
-                                    })
-                                    .collect();
-                                let mask: Vec<u32> = mask
-                                    .as_array()
-                                    .unwrap()
-                                    .iter()
-                                    .map(|m| m.as_u64().unwrap() as u32)
-                                    .collect();
-                                assistant_mask(spans, &offs) == mask
-                            }
-                            _ => true,
-                        };
+                    let masks_agree = match (want.get("token_byte_offsets"), want.get("assistant_masks")) {
+                        (Some(offs), Some(mask)) => {
+                            let offs: Vec<(usize, usize)> = offs
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|p| (p[0].as_u64().unwrap() as usize, p[1].as_u64().unwrap() as usize))
+                                .collect();
+                            let mask: Vec<u32> =
+                                mask.as_array().unwrap().iter().map(|m| m.as_u64().unwrap() as u32).collect();
+                            assistant_mask(spans, &offs) == mask
+                        }
+                        _ => true,
+                    };
                     if &ws == spans && masks_agree {
                         Ok(false)
                     } else if &ws == spans {
                         Err("assistant mask differs".to_string())
                     } else {
-                        Err(format!(
-                            "generation spans differ: ours {spans:?} oracle {ws:?}"
-                        ))
+                        Err(format!("generation spans differ: ours {spans:?} oracle {ws:?}"))
                     }
                 } else {
                     Ok(false)
@@ -254,10 +206,7 @@ fn differential_against_transformers() {
         }
     }
 
-    eprintln!(
-        "{:<34} {:>8} {:>11} {:>10}",
-        "group", "matched", "both raise", "MISMATCH"
-    );
+    eprintln!("{:<34} {:>8} {:>11} {:>10}", "group", "matched", "both raise", "MISMATCH");
     for (g, (m, r, f)) in &stats {
         eprintln!("{g:<34} {m:>8} {r:>11} {f:>10}");
     }
@@ -275,10 +224,5 @@ fn differential_against_transformers() {
     for f in failures.iter().take(40) {
         eprintln!("MISMATCH {f}");
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from transformers",
-        failures.len(),
-        total
-    );
+    assert!(failures.is_empty(), "{} of {} cases differ from transformers", failures.len(), total);
 }

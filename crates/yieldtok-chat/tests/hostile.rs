@@ -2,10 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use yieldtok_chat::{
-    ChatRequest, ChatTemplate, ChatTemplateError, ChatTemplateOptions,
-};
 use serde_json::json;
+use yieldtok_chat::{ChatRequest, ChatTemplate, ChatTemplateError, ChatTemplateOptions};
 
 /// Generous: a debug build on a loaded 2-core machine (release builds stop
 /// every case below within about a second).
@@ -13,10 +11,7 @@ const BOUND: Duration = Duration::from_secs(if cfg!(debug_assertions) { 60 } els
 
 fn render(src: &str) -> Result<String, ChatTemplateError> {
     let t = ChatTemplate::new(src, Default::default())?;
-    let req = ChatRequest {
-        messages: json!([{"role": "user", "content": "hi"}]),
-        ..Default::default()
-    };
+    let req = ChatRequest { messages: json!([{"role": "user", "content": "hi"}]), ..Default::default() };
     t.render(&req).map(|r| r.text)
 }
 
@@ -36,26 +31,23 @@ fn expect_err(src: &str, check: impl Fn(&ChatTemplateError) -> bool) {
 
 #[test]
 fn infinite_recursion_hits_the_recursion_limit() {
-    expect_err(
-        "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
-        |e| matches!(e, ChatTemplateError::RecursionLimit { .. }),
-    );
+    expect_err("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", |e| {
+        matches!(e, ChatTemplateError::RecursionLimit { .. })
+    });
     expect_err(
         "{% macro f(n) %}{% for i in [1] %}{% if true %}{% set x %}{{ f(n) }}{% endset %}{{ x }}{% endif %}{% endfor %}{% endmacro %}{{ f(0) }}",
         |e| matches!(e, ChatTemplateError::RecursionLimit { .. }),
     );
-    expect_err(
-        "{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}",
-        |e| matches!(e, ChatTemplateError::RecursionLimit { .. }),
-    );
+    expect_err("{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}", |e| {
+        matches!(e, ChatTemplateError::RecursionLimit { .. })
+    });
 }
 
 #[test]
 fn endless_loops_run_out_of_fuel() {
-    expect_err(
-        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
-        |e| matches!(e, ChatTemplateError::FuelExhausted { .. }),
-    );
+    expect_err("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", |e| {
+        matches!(e, ChatTemplateError::FuelExhausted { .. })
+    });
     // exponential work through shared sub-values
     expect_err(
         "{% set ns = namespace(x=[1]) %}{% for i in range(64) %}{% set ns.x = [ns.x, ns.x] %}{% endfor %}{{ ns.x | length }}",
@@ -82,12 +74,8 @@ fn huge_output_and_huge_values_are_refused() {
         });
     }
     // minijinja's own size checks
-    expect_err("{{ range(1000000000) | list | length }}", |e| {
-        matches!(e, ChatTemplateError::Render { .. })
-    });
-    expect_err("{{ (range(100000) | list) * 100000 }}", |e| {
-        matches!(e, ChatTemplateError::Render { .. })
-    });
+    expect_err("{{ range(1000000000) | list | length }}", |e| matches!(e, ChatTemplateError::Render { .. }));
+    expect_err("{{ (range(100000) | list) * 100000 }}", |e| matches!(e, ChatTemplateError::Render { .. }));
 }
 
 #[test]
@@ -107,22 +95,12 @@ fn deep_or_cyclic_values_are_refused_before_they_can_overflow_the_stack() {
         });
     }
     let long_chain = format!("{{{{ [1]{} }}}}", "|batch(1)".repeat(100_000));
-    expect_err(&long_chain, |e| {
-        matches!(e, ChatTemplateError::Syntax { .. })
-    });
+    expect_err(&long_chain, |e| matches!(e, ChatTemplateError::Syntax { .. }));
     let deep_parens = format!("{{{{ {}1{} }}}}", "(".repeat(100_000), ")".repeat(100_000));
-    expect_err(&deep_parens, |e| {
-        matches!(e, ChatTemplateError::Syntax { .. })
-    });
+    expect_err(&deep_parens, |e| matches!(e, ChatTemplateError::Syntax { .. }));
     let deep_list = format!("{{{{ {}1{} }}}}", "[".repeat(100_000), "]".repeat(100_000));
-    expect_err(&deep_list, |e| {
-        matches!(e, ChatTemplateError::Syntax { .. })
-    });
-    let deep_ifs = format!(
-        "{}x{}",
-        "{% if true %}".repeat(100_000),
-        "{% endif %}".repeat(100_000)
-    );
+    expect_err(&deep_list, |e| matches!(e, ChatTemplateError::Syntax { .. }));
+    let deep_ifs = format!("{}x{}", "{% if true %}".repeat(100_000), "{% endif %}".repeat(100_000));
     expect_err(&deep_ifs, |e| matches!(e, ChatTemplateError::Syntax { .. }));
 }
 
@@ -137,23 +115,16 @@ fn deep_input_is_refused() {
     msg.insert("role".into(), "user".into());
     msg.insert("content".into(), v);
     let t = ChatTemplate::new("{{ messages }}", Default::default()).unwrap();
-    let req = ChatRequest {
-        messages: serde_json::Value::Array(vec![serde_json::Value::Object(msg)]),
-        ..Default::default()
-    };
+    let req =
+        ChatRequest { messages: serde_json::Value::Array(vec![serde_json::Value::Object(msg)]), ..Default::default() };
     let e = t.render(&req).unwrap_err();
-    assert!(
-        matches!(e, ChatTemplateError::InvalidMessages { .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, ChatTemplateError::InvalidMessages { .. }), "{e:?}");
     // serde_json's own Drop is recursive too: take the deep value apart iteratively
     let mut stack = vec![req.messages];
     while let Some(mut v) = stack.pop() {
         match &mut v {
             serde_json::Value::Array(a) => stack.append(a),
-            serde_json::Value::Object(m) => {
-                stack.extend(std::mem::take(m).into_iter().map(|(_, v)| v))
-            }
+            serde_json::Value::Object(m) => stack.extend(std::mem::take(m).into_iter().map(|(_, v)| v)),
             _ => {}
         }
     }
@@ -180,12 +151,8 @@ fn syntax_errors_and_raises_are_reported() {
         "{% macro m() %}{{ raise_exception('inside ' ~ 'macro') }}{% endmacro %}{{ m() }}",
         |e| matches!(e, ChatTemplateError::Raised { message } if message == "inside macro"),
     );
-    expect_err("{{ undefined_var.attr }}", |e| {
-        matches!(e, ChatTemplateError::Render { .. })
-    });
-    expect_err("{% include 'other' %}", |e| {
-        matches!(e, ChatTemplateError::Render { .. })
-    });
+    expect_err("{{ undefined_var.attr }}", |e| matches!(e, ChatTemplateError::Render { .. }));
+    expect_err("{% include 'other' %}", |e| matches!(e, ChatTemplateError::Render { .. }));
 }
 
 #[test]
@@ -194,22 +161,11 @@ fn limits_are_configurable() {
     o.limits.max_output_bytes = 10;
     let t = ChatTemplate::with_options("{{ 'x' * 11 }}", Default::default(), o).unwrap();
     let e = t.render_context(&json!({})).unwrap_err();
-    assert!(
-        matches!(e, ChatTemplateError::OutputTooLarge { limit: 10 }),
-        "{e:?}"
-    );
+    assert!(matches!(e, ChatTemplateError::OutputTooLarge { limit: 10 }), "{e:?}");
     let mut o = ChatTemplateOptions::default();
     o.limits.fuel = Some(100);
-    let t = ChatTemplate::with_options(
-        "{% for i in range(1000) %}{{ i }}{% endfor %}",
-        Default::default(),
-        o,
-    )
-    .unwrap();
-    assert!(matches!(
-        t.render_context(&json!({})).unwrap_err(),
-        ChatTemplateError::FuelExhausted { fuel: 100 }
-    ));
+    let t = ChatTemplate::with_options("{% for i in range(1000) %}{{ i }}{% endfor %}", Default::default(), o).unwrap();
+    assert!(matches!(t.render_context(&json!({})).unwrap_err(), ChatTemplateError::FuelExhausted { fuel: 100 }));
 }
 
 #[test]
@@ -217,11 +173,7 @@ fn chat_template_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<ChatTemplate>();
     let t = std::sync::Arc::new(
-        ChatTemplate::new(
-            "{{ messages[0].content }}{{ strftime_now('%Y') | length }}",
-            Default::default(),
-        )
-        .unwrap(),
+        ChatTemplate::new("{{ messages[0].content }}{{ strftime_now('%Y') | length }}", Default::default()).unwrap(),
     );
     let handles: Vec<_> = (0..4)
         .map(|i| {

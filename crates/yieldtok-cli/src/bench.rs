@@ -30,11 +30,23 @@ fn wants(cfg: &Config, name: &str) -> bool {
 
 pub fn run(tok: &Tokenizer, cfg: &Config) -> Result<(), String> {
     let threads = Scheduler::global().threads();
-    println!("# yieldtok bench — {} ({}), {} workers, {} runs per figure, medians", tok.origin().unwrap_or("?"), tok.cut_rules().describe(), threads, cfg.runs);
-    let doc = yieldtok_testkit::corpus::document_tokens(cfg.tokens, |t| tok.count(t, false)).map_err(|e| e.to_string())?;
+    println!(
+        "# yieldtok bench — {} ({}), {} workers, {} runs per figure, medians",
+        tok.origin().unwrap_or("?"),
+        tok.cut_rules().describe(),
+        threads,
+        cfg.runs
+    );
+    let doc =
+        yieldtok_testkit::corpus::document_tokens(cfg.tokens, |t| tok.count(t, false)).map_err(|e| e.to_string())?;
     let reference = tok.hf().encode(doc.as_str(), true).map_err(|e| e.to_string())?;
     let n_tokens = reference.len();
-    println!("document: {} bytes, {} tokens (source: {})", doc.len(), n_tokens, if yieldtok_testkit::corpus::data_dir().is_some() { "shared/data conversations" } else { "built-in generator" });
+    println!(
+        "document: {} bytes, {} tokens (source: {})",
+        doc.len(),
+        n_tokens,
+        if yieldtok_testkit::corpus::data_dir().is_some() { "shared/data conversations" } else { "built-in generator" }
+    );
     if tok.encode(&doc, true).map_err(|e| e.to_string())?.ids != reference.get_ids() {
         return Err("yieldtok's ids differ from tokenizers' on the bench document".into());
     }
@@ -72,13 +84,20 @@ fn throughput(tok: &Tokenizer, doc: &str, n_tokens: usize, runs: usize) -> Resul
     println!("|---|---|---|---|");
     println!("| tokenizers encode (whole) | {hw:.1} | {hc:.1} | {:.2} |", n_tokens as f64 / hw / 1e3);
     println!("| yieldtok encode, 1 worker | {y1:.1} | | {:.2} |", n_tokens as f64 / y1 / 1e3);
-    println!("| yieldtok encode, {} workers | {yw:.1} | {yc:.1} | {:.2} |", Scheduler::global().threads(), n_tokens as f64 / yw / 1e3);
+    println!(
+        "| yieldtok encode, {} workers | {yw:.1} | {yc:.1} | {:.2} |",
+        Scheduler::global().threads(),
+        n_tokens as f64 / yw / 1e3
+    );
     println!("speedup (wall) vs tokenizers: {:.2}x with all workers, {:.2}x with 1; scaling 1 -> all workers: {:.2}x; CPU ratio {:.2}", hw / yw, hw / y1, y1 / yw, yc / hc);
     Ok(())
 }
 
 fn overhead(tok: &Tokenizer, doc: &str, runs: usize) -> Result<(), String> {
-    println!("\n## 2. chunking overhead, single thread, default piece size ({} bytes)", yieldtok::job::DEFAULT_PIECE_BYTES);
+    println!(
+        "\n## 2. chunking overhead, single thread, default piece size ({} bytes)",
+        yieldtok::job::DEFAULT_PIECE_BYTES
+    );
     let (mut whole, mut chunked) = (vec![], vec![]);
     for _ in 0..runs {
         let (_, _, c) = measure(|| tok.hf().encode(doc, true).map(|e| e.len()));

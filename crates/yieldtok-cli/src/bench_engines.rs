@@ -21,7 +21,8 @@ pub fn run(names: &[String], runs: usize, tokens: usize) -> Result<(), String> {
             continue;
         }
         let fast = fastokens_standalone(&tok)?;
-        let doc = yieldtok_testkit::corpus::document_tokens(tokens, |t| tok.count(t, false)).map_err(|e| e.to_string())?;
+        let doc =
+            yieldtok_testkit::corpus::document_tokens(tokens, |t| tok.count(t, false)).map_err(|e| e.to_string())?;
         let medium = yieldtok_testkit::corpus::texts(1000, 1024, 4096);
         row(name, "160k document", &tok, &fast, std::slice::from_ref(&doc), runs)?;
         row(name, "1000 texts 1-4 KB", &tok, &fast, &medium, runs)?;
@@ -30,7 +31,8 @@ pub fn run(names: &[String], runs: usize, tokens: usize) -> Result<(), String> {
 }
 
 fn fastokens_standalone(tok: &Tokenizer) -> Result<fastokens::Tokenizer, String> {
-    let json: serde_json::Value = serde_json::from_str(&tok.to_json().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let json: serde_json::Value =
+        serde_json::from_str(&tok.to_json().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let mut json = json;
     // The same gapped-vocab normalisation yieldtok applies (gpt4o); a no-op elsewhere.
     yieldtok::engine_support::normalize_gapped_vocab(&mut json)?;
@@ -40,7 +42,14 @@ fn fastokens_standalone(tok: &Tokenizer) -> Result<fastokens::Tokenizer, String>
     Ok(t)
 }
 
-fn row(name: &str, input: &str, tok: &Tokenizer, fast: &fastokens::Tokenizer, texts: &[String], runs: usize) -> Result<(), String> {
+fn row(
+    name: &str,
+    input: &str,
+    tok: &Tokenizer,
+    fast: &fastokens::Tokenizer,
+    texts: &[String],
+    runs: usize,
+) -> Result<(), String> {
     let n_tokens: usize = texts.iter().map(|t| tok.count(t, false).unwrap_or(0)).sum();
     let one = tok.with_scheduler(Scheduler::new(1));
     let per_cpu = |f: &dyn Fn()| -> f64 {
@@ -58,7 +67,14 @@ fn row(name: &str, input: &str, tok: &Tokenizer, fast: &fastokens::Tokenizer, te
     });
     let y = per_cpu(&|| {
         for t in texts {
-            let job = one.job(t.as_str(), yieldtok::EncodeOptions { add_special_tokens: false, output: yieldtok::Output::Ids, ..Default::default() });
+            let job = one.job(
+                t.as_str(),
+                yieldtok::EncodeOptions {
+                    add_special_tokens: false,
+                    output: yieldtok::Output::Ids,
+                    ..Default::default()
+                },
+            );
             job.step(yieldtok::Budget::UNLIMITED);
             let _ = job.finish();
         }

@@ -17,7 +17,8 @@ pub fn run(out: &Path, names: &[String]) -> Result<(), String> {
         let cases = vectors(&tok).map_err(|e| format!("{name}: {e}"))?;
         let path = out.join(format!("{name}.json"));
         let n = cases.len();
-        std::fs::write(&path, serde_json::to_vec(&cases).map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, serde_json::to_vec(&cases).map_err(|e| e.to_string())?)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         println!("{}: {n} vectors", path.display());
     }
     Ok(())
@@ -29,7 +30,10 @@ fn vectors(tok: &Tokenizer) -> Result<Vec<serde_json::Value>, String> {
         for add in [false, true] {
             let r = tok.hf().encode(text.as_str(), add).map_err(|e| e.to_string())?;
             let ours = tok.encode(&text, add).map_err(|e| e.to_string())?;
-            let job = tok.job(text.as_str(), EncodeOptions { add_special_tokens: add, piece_bytes: Some(16), ..Default::default() });
+            let job = tok.job(
+                text.as_str(),
+                EncodeOptions { add_special_tokens: add, piece_bytes: Some(16), ..Default::default() },
+            );
             job.step(yieldtok::Budget::UNLIMITED);
             let tiny = job.finish().map_err(|e| e.to_string())?.into_encoding().unwrap();
             for (what, e) in [("encode", &ours), ("16-byte pieces", &tiny)] {

@@ -14,9 +14,22 @@ use crate::stats::{measure, ms, percentile};
 pub fn run(tok: &Tokenizer, tokens: usize) -> Result<(), String> {
     let e = |e: yieldtok::Error| e.to_string();
     println!("tokenizer: {}", tok.origin().unwrap_or("?"));
-    println!("  vocabulary {} tokens; engine {}; chunking: {}", tok.vocab_size(true), tok.engine(), tok.cut_rules().describe());
+    println!(
+        "  vocabulary {} tokens; engine {}; chunking: {}",
+        tok.vocab_size(true),
+        tok.engine(),
+        tok.cut_rules().describe()
+    );
     let doc = yieldtok_testkit::corpus::document_tokens(tokens, |t| tok.count(t, false)).map_err(e)?;
-    println!("document: {:.1} KB of {}", doc.len() as f64 / 1024.0, if yieldtok_testkit::corpus::data_dir().is_some() { "real airline-support conversations" } else { "generated multilingual text" });
+    println!(
+        "document: {:.1} KB of {}",
+        doc.len() as f64 / 1024.0,
+        if yieldtok_testkit::corpus::data_dir().is_some() {
+            "real airline-support conversations"
+        } else {
+            "generated multilingual text"
+        }
+    );
 
     let (reference, t_ref, _) = measure(|| tok.hf().encode(doc.as_str(), true));
     let reference = reference.map_err(|e| e.to_string())?;
@@ -25,7 +38,12 @@ pub fn run(tok: &Tokenizer, tokens: usize) -> Result<(), String> {
     let same = ours.ids == reference.get_ids() && ours.offsets == reference.get_offsets();
     println!("\n1. sync encode: {} tokens", ours.len());
     println!("   tokenizers (whole text): {:7.1} ms", ms(t_ref));
-    println!("   yieldtok (parallel pieces): {:4.1} ms  -> {:.2}x, ids and offsets identical: {}", ms(t_ours), ms(t_ref) / ms(t_ours), if same { "yes" } else { "NO" });
+    println!(
+        "   yieldtok (parallel pieces): {:4.1} ms  -> {:.2}x, ids and offsets identical: {}",
+        ms(t_ours),
+        ms(t_ref) / ms(t_ours),
+        if same { "yes" } else { "NO" }
+    );
     if !same {
         return Err("yieldtok's result differs from tokenizers'".into());
     }
@@ -39,16 +57,31 @@ pub fn run(tok: &Tokenizer, tokens: usize) -> Result<(), String> {
     let mut lat = Vec::new();
     for (i, s) in shorts.iter().enumerate() {
         let t = Instant::now();
-        let n = rt.block_on(tok.encode_async(s.as_str(), EncodeOptions { output: Output::Ids, ..Default::default() })).map_err(e)?.ids().len();
+        let n = rt
+            .block_on(tok.encode_async(s.as_str(), EncodeOptions { output: Output::Ids, ..Default::default() }))
+            .map_err(e)?
+            .ids()
+            .len();
         lat.push(ms(t.elapsed()));
         let p = handle.progress();
         let frac = p.done_bytes as f64 / p.total_bytes.max(1) as f64;
-        print!("\r   long encode [{:<30}] {:5.1}%   short request {:2}: {:3} tokens in {:5.2} ms", "#".repeat((frac * 30.0) as usize), frac * 100.0, i + 1, n, lat.last().unwrap());
+        print!(
+            "\r   long encode [{:<30}] {:5.1}%   short request {:2}: {:3} tokens in {:5.2} ms",
+            "#".repeat((frac * 30.0) as usize),
+            frac * 100.0,
+            i + 1,
+            n,
+            lat.last().unwrap()
+        );
         std::io::stdout().flush().ok();
         std::thread::sleep(Duration::from_millis(5));
     }
     let ids = long_task.join().map_err(e)?.into_ids();
-    println!("\n   long encode done: {} ids, identical to tokenizers: {}", ids.len(), if ids == reference.get_ids() { "yes" } else { "NO" });
+    println!(
+        "\n   long encode done: {} ids, identical to tokenizers: {}",
+        ids.len(),
+        if ids == reference.get_ids() { "yes" } else { "NO" }
+    );
     println!("   short requests: p50 {:.2} ms, max {:.2} ms (a FIFO thread pool would make them wait for the whole long encode)", percentile(&lat, 50.0), percentile(&lat, 100.0));
 
     println!("\n3. cancellation: a 10 MB encode dropped after 20 ms");

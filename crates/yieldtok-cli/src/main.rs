@@ -89,11 +89,18 @@ fn dispatch(cmd: &str, a: &Args) -> Result<(), String> {
         "demo" => demo::run(&tokenizer(a)?, a.num("tokens", 160_000)?),
         "bench" => bench::run(
             &tokenizer(a)?,
-            &bench::Config { runs: a.num("runs", 7)?, tokens: a.num("tokens", 160_000)?, only: a.get("only").map(str::to_string) },
+            &bench::Config {
+                runs: a.num("runs", 7)?,
+                tokens: a.num("tokens", 160_000)?,
+                only: a.get("only").map(str::to_string),
+            },
         ),
         "bench-engines" => {
             let names: Vec<String> = if a.positional.is_empty() {
-                ["qwen3", "llama3_1", "gpt4o", "deepseek_v3", "gemma3", "llama2"].iter().map(|s| s.to_string()).collect()
+                ["qwen3", "llama3_1", "gpt4o", "deepseek_v3", "gemma3", "llama2"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
             } else {
                 a.positional.clone()
             };
@@ -113,7 +120,8 @@ fn dispatch(cmd: &str, a: &Args) -> Result<(), String> {
         },
         "chat" => {
             let tok = tokenizer(a)?;
-            let input: serde_json::Value = serde_json::from_str(&input_text(a)?).map_err(|e| format!("conversation JSON: {e}"))?;
+            let input: serde_json::Value =
+                serde_json::from_str(&input_text(a)?).map_err(|e| format!("conversation JSON: {e}"))?;
             // Either a list of messages or {"messages": [...], "tools": [...], ...kwargs}.
             let (messages, rest) = match input {
                 serde_json::Value::Array(_) => (input, serde_json::Map::new()),
@@ -129,7 +137,11 @@ fn dispatch(cmd: &str, a: &Args) -> Result<(), String> {
                 kwargs,
                 ..Default::default()
             };
-            let opts = yieldtok::ChatOptions { chat_template: a.get("template").map(str::to_string), tokenize: a.flag("ids"), ..Default::default() };
+            let opts = yieldtok::ChatOptions {
+                chat_template: a.get("template").map(str::to_string),
+                tokenize: a.flag("ids"),
+                ..Default::default()
+            };
             let out = tok.apply_chat_template(&req, &opts).map_err(|e| e.to_string())?;
             match out.ids {
                 Some(ids) => println!("{}", ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")),
@@ -189,5 +201,6 @@ fn input_text(a: &Args) -> Result<String, String> {
         }
         Some(p) => bytes = std::fs::read(p).map_err(|e| format!("{p}: {e}"))?,
     }
-    String::from_utf8(bytes).map_err(|e| format!("input is not UTF-8 (first bad byte at {})", e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes)
+        .map_err(|e| format!("input is not UTF-8 (first bad byte at {})", e.utf8_error().valid_up_to()))
 }
