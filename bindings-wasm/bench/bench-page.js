@@ -24,6 +24,7 @@ async function yt() {
 }
 
 const tokCache = new Map();
+const compactBytes = {};
 async function ytTokenizer(name) {
   if (!tokCache.has(name)) {
     const { Tokenizer } = await yt();
@@ -73,6 +74,39 @@ const CONTENDERS = {
     const tok = await ytTokenizer("gpt4o");
     return (text) => tok.encodeSync(text);
   },
+  // Load rows: each run builds a fresh tokenizer and encodes the document (sliced, 4 ms) with
+  // it, so "total" is the time to the first result and "longest task" covers load and encode.
+  "yieldtok load: fromJSON + sliced encode (qwen3)": async () => {
+    const { Tokenizer } = await yt();
+    const f = await fixture("qwen3");
+    return async (text) => {
+      const tok = await Tokenizer.fromJSON(f.bytes, { name: "qwen3" });
+      const ids = await tok.encode(text, { sliceMs: 4 });
+      tok.free();
+      return ids;
+    };
+  },
+  "yieldtok load: fromCompact + sliced encode (qwen3)": async () => {
+    const { Tokenizer } = await yt();
+    const bytes = (await ytTokenizer("qwen3")).toCompact();
+    compactBytes.qwen3 = bytes.length;
+    return async (text) => {
+      const tok = await Tokenizer.fromCompact(bytes, { name: "qwen3" });
+      const ids = await tok.encode(text, { sliceMs: 4 });
+      tok.free();
+      return ids;
+    };
+  },
+  "yieldtok load: inWorker + worker encode (qwen3)": async () => {
+    const { Tokenizer } = await yt();
+    const f = await fixture("qwen3");
+    return async (text) => {
+      const wt = await Tokenizer.inWorker(f.bytes, { name: "qwen3" });
+      const ids = await wt.encode(text);
+      wt.terminate();
+      return ids;
+    };
+  },
   "tiktoken wasm (o200k)": async () => {
     const t = await tiktoken();
     return (text) => t.encode_ordinary(text);
@@ -110,6 +144,7 @@ window.bench = {
   contenders: Object.keys(CONTENDERS),
   docChars: doc.length,
   docBytes: enc.encode(doc).length,
+  compactBytes,
   async prepare(name) {
     const t0 = performance.now();
     const fn = await CONTENDERS[name]();

@@ -349,6 +349,11 @@ function workerMain(glueUrl) {
         reply(m.id, true, tok.applyChatTemplate(m.messages, m.opts));
         return;
       }
+      if (m.op === "toCompact") {
+        const bytes = tok.toCompact();
+        reply(m.id, true, bytes, [bytes.buffer]);
+        return;
+      }
       const output = m.op === "count" ? "count" : m.op === "encodeWithOffsets" ? "offsets" : "ids";
       const texts = m.op === "encodeBatch" ? m.texts : [m.text];
       if (!Array.isArray(texts)) throw new TypeError("texts must be an array of strings");
@@ -462,6 +467,9 @@ class WorkerTokenizer {
   }
   applyChatTemplate(messages, options) {
     return this._call({ op: "applyChatTemplate", messages }, options);
+  }
+  toCompact() {
+    return this._call({ op: "toCompact" }, {});
   }
   terminate() {
     this.#worker.terminate();

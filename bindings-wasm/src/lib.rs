@@ -18,7 +18,10 @@ use js_sys::{Array, Function, Object, Promise, Reflect, Uint32Array, Uint8Array}
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use yieldtok::{Budget, ChatCall, ContinueFinalMessage, EncodeJob, EncodeOptions, JobOutput, Output, TokenizerConfig};
+use yieldtok::{
+    Budget, ChatCall, CompactJob, CompactTokenizer, ContinueFinalMessage, EncodeJob, EncodeOptions, JobOutput, Output,
+    TokenizerConfig,
+};
 
 #[wasm_bindgen(module = "/js/runtime.js")]
 extern "C" {
@@ -43,6 +46,12 @@ export interface LoadOptions {
   /** Text of the model's `tokenizer_config.json` (special tokens, chat template). */
   config?: string;
   /** A name for the tokenizer, used in error messages. */
+  name?: string;
+}
+
+/** Options of `Tokenizer.fromCompact`. */
+export interface CompactLoadOptions {
+  /** A name for the tokenizer, used in error messages (default: the name it was written with). */
   name?: string;
 }
 
@@ -143,6 +152,9 @@ export interface WorkerTokenizer {
   encodeBatch(texts: string[], options?: EncodeOptions): Promise<Uint32Array[]>;
   decode(ids: Uint32Array | number[], options?: DecodeOptions): Promise<string>;
   applyChatTemplate(messages: ChatMessage[], options?: ChatTemplateOptions): Promise<ChatResult>;
+  /** The compact form of the worker's tokenizer (`Tokenizer.toCompact`, computed in the
+   *  worker), for `Tokenizer.fromCompact` on the page. */
+  toCompact(): Promise<Uint8Array>;
   /** Requests waiting or running in the worker. */
   readonly pending: number;
   /** Stop the worker; pending requests reject. */
@@ -221,9 +233,48 @@ enum Want {
 /// methods of `Tokenizer` and the worker are loops over this.
 #[wasm_bindgen]
 pub struct EncodeTask {
-    job: EncodeJob,
+    job: Job,
     want: Want,
     panic_on_step: bool,
+}
+
+/// A job of a tokenizer from `tokenizer.json` or of one from its compact form.
+enum Job {
+    Full(EncodeJob),
+    Compact(CompactJob),
+}
+
+impl Job {
+    fn step(&self, budget: Budget) -> bool {
+        match self {
+            Job::Full(j) => j.step(budget),
+            Job::Compact(j) => j.step(budget),
+        }
+    }
+    fn progress(&self) -> yieldtok::Progress {
+        match self {
+            Job::Full(j) => j.progress(),
+            Job::Compact(j) => j.progress(),
+        }
+    }
+    fn cancel(&self) {
+        match self {
+            Job::Full(j) => j.cancel(),
+            Job::Compact(j) => j.cancel(),
+        }
+    }
+    fn finish(&self) -> yieldtok::Result<JobOutput> {
+        match self {
+            Job::Full(j) => j.finish(),
+            Job::Compact(j) => j.finish(),
+        }
+    }
+    fn text(&self) -> &str {
+        match self {
+            Job::Full(j) => j.text(),
+            Job::Compact(j) => j.text(),
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -285,10 +336,28 @@ fn encoding_object(text: &str, enc: &yieldtok::Encoding) -> JsValue {
     obj.into()
 }
 
-/// A tokenizer (a `tokenizer.json`), with exact sliced encoding.
+/// A tokenizer (a `tokenizer.json`, or its compact form), with exact sliced encoding.
 #[wasm_bindgen]
 pub struct Tokenizer {
-    inner: yieldtok::Tokenizer,
+    inner: Kind,
+}
+
+enum Kind {
+    /// Loaded from `tokenizer.json`: the whole API.
+    Full(yieldtok::Tokenizer),
+    /// Built from its compact form: encodes only (served by the own engine alone).
+    Compact(CompactTokenizer),
+}
+
+/// The bytes of a compact form given as Uint8Array or ArrayBuffer.
+fn bytes_arg(bytes: &JsValue) -> Result<Vec<u8>, JsValue> {
+    if let Some(u8a) = bytes.dyn_ref::<Uint8Array>() {
+        Ok(u8a.to_vec())
+    } else if let Some(buf) = bytes.dyn_ref::<js_sys::ArrayBuffer>() {
+        Ok(Uint8Array::new(buf).to_vec())
+    } else {
+        Err(type_error("the compact form must be given as a Uint8Array or ArrayBuffer"))
+    }
 }
 
 impl Tokenizer {
@@ -301,7 +370,27 @@ impl Tokenizer {
             None => None,
         };
         let inner = yieldtok::Tokenizer::from_json_str(&text, config, name).map_err(core_error)?;
-        Ok(Tokenizer { inner })
+        Ok(Tokenizer { inner: Kind::Full(inner) })
+    }
+
+    fn load_compact(bytes: &JsValue, options: &JsValue) -> Result<Tokenizer, JsValue> {
+        check_options(options)?;
+        let bytes = bytes_arg(bytes)?;
+        let name = opt_string(options, "name")?;
+        let inner = CompactTokenizer::from_bytes(&bytes, name).map_err(core_error)?;
+        Ok(Tokenizer { inner: Kind::Compact(inner) })
+    }
+
+    /// The tokenizer from `tokenizer.json`, or an error naming `what` for one from its
+    /// compact form.
+    fn full(&self, what: &str) -> Result<&yieldtok::Tokenizer, JsValue> {
+        match &self.inner {
+            Kind::Full(t) => Ok(t),
+            Kind::Compact(_) => Err(JsError::new(&format!(
+                "{what} is not available on a tokenizer built from its compact form (Tokenizer.fromCompact), which serves encodes only; load the tokenizer.json (Tokenizer.fromJSON, Tokenizer.inWorker) for {what}"
+            ))
+            .into()),
+        }
     }
 
     fn make_task(&self, text: &JsValue, options: &JsValue, want: Want) -> Result<EncodeTask, JsValue> {
@@ -319,7 +408,12 @@ impl Tokenizer {
         };
         let output = if want == Want::Offsets { Output::Full } else { Output::Ids };
         let opts = EncodeOptions { add_special_tokens, piece_bytes, output, ..Default::default() };
-        Ok(EncodeTask { job: self.inner.job(Arc::<str>::from(text), opts), want, panic_on_step: false })
+        let text = Arc::<str>::from(text);
+        let job = match &self.inner {
+            Kind::Full(t) => Job::Full(t.job(text, opts)),
+            Kind::Compact(t) => Job::Compact(t.job(text, opts)),
+        };
+        Ok(EncodeTask { job, want, panic_on_step: false })
     }
 
     /// All pieces at once. (Chunked, not the whole text as one piece, which the core's sync
@@ -341,7 +435,8 @@ impl Tokenizer {
 #[wasm_bindgen]
 impl Tokenizer {
     /// Load a tokenizer from the text or bytes of a `tokenizer.json`. Parsing runs on the
-    /// calling thread (about 1 s for a 150k-vocabulary BPE); use `inWorker` to keep it off.
+    /// calling thread (about 1 s for a 150k-vocabulary BPE); use `inWorker` to keep it off, or
+    /// `fromCompact` with bytes of `toCompact()` cached from an earlier load.
     #[wasm_bindgen(js_name = fromJSON, unchecked_return_type = "Promise<Tokenizer>")]
     pub fn from_json(
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array | ArrayBuffer")] json: JsValue,
@@ -354,6 +449,44 @@ impl Tokenizer {
             }
         });
         js_guard(&f)
+    }
+
+    /// Build a tokenizer from its compact form (the bytes of `toCompact()`, of the same
+    /// yieldtok version): no `tokenizer.json` parse, so it takes a few tens of milliseconds
+    /// where `fromJSON` takes about a second for a 150k-vocabulary BPE, and can run on the page
+    /// itself. It serves the encodes (`encode`, `encodeWithOffsets`, `count`, `encodeBatch`,
+    /// `createTask` and their sync forms) with the same exact results; `decode`,
+    /// `applyChatTemplate`, `tokenToId` and `idToToken` need the `tokenizer.json` and throw.
+    /// Altered, truncated or foreign bytes are refused (the promise rejects), as is a form
+    /// whose recorded check results the engine does not reproduce.
+    #[wasm_bindgen(js_name = fromCompact, unchecked_return_type = "Promise<Tokenizer>")]
+    pub fn from_compact(
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] bytes: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CompactLoadOptions")] options: JsValue,
+    ) -> Promise {
+        let f = Closure::once_into_js(move || -> JsValue {
+            match Tokenizer::load_compact(&bytes, &options) {
+                Ok(t) => t.into(),
+                Err(e) => e,
+            }
+        });
+        js_guard(&f)
+    }
+
+    /// The compact form of this tokenizer, for `Tokenizer.fromCompact` (cache it in IndexedDB
+    /// or the Cache API). Throws when there is none: the own engine does not serve this
+    /// tokenizer, its post-processor does more than add fixed special tokens, or its model is
+    /// not BPE; and on a tokenizer that was itself built from its compact form.
+    #[wasm_bindgen(js_name = toCompact)]
+    pub fn to_compact(&self) -> Result<Uint8Array, JsValue> {
+        let bytes = self.full("toCompact")?.to_compact().map_err(core_error)?;
+        Ok(Uint8Array::from(&bytes[..]))
+    }
+
+    /// Whether this tokenizer was built from its compact form (it then serves encodes only).
+    #[wasm_bindgen(getter)]
+    pub fn compact(&self) -> bool {
+        matches!(self.inner, Kind::Compact(_))
     }
 
     /// Fetch a `tokenizer.json` and load it.
@@ -510,7 +643,7 @@ impl Tokenizer {
     ) -> Result<String, JsValue> {
         check_options(&options)?;
         let skip = opt_bool(&options, "skipSpecialTokens", false)?;
-        self.inner.decode(&ids, skip).map_err(core_error)
+        self.full("decode")?.decode(&ids, skip).map_err(core_error)
     }
 
     /// Render a conversation with the model's chat template, byte-identical to transformers'
@@ -524,6 +657,7 @@ impl Tokenizer {
         #[wasm_bindgen(unchecked_optional_param_type = "ChatTemplateOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
         check_options(&options)?;
+        let tok = self.full("applyChatTemplate")?;
         if !Array::is_array(&messages) {
             return Err(type_error("messages must be an array of message objects"));
         }
@@ -573,7 +707,7 @@ impl Tokenizer {
             return_dict: false,
         };
         let (req, opts) = call.into_parts();
-        let out = self.inner.apply_chat_template(&req, &opts).map_err(core_error)?;
+        let out = tok.apply_chat_template(&req, &opts).map_err(core_error)?;
         let obj = Object::new();
         Reflect::set(&obj, &"text".into(), &JsValue::from_str(&out.text))?;
         if let Some(ids) = &out.ids {
@@ -587,26 +721,32 @@ impl Tokenizer {
 
     /// Id of a token string, if the vocabulary has it.
     #[wasm_bindgen(js_name = tokenToId)]
-    pub fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.inner.token_to_id(token)
+    pub fn token_to_id(&self, token: &str) -> Result<Option<u32>, JsValue> {
+        Ok(self.full("tokenToId")?.token_to_id(token))
     }
 
     /// Token string of an id, if the vocabulary has it.
     #[wasm_bindgen(js_name = idToToken)]
-    pub fn id_to_token(&self, id: u32) -> Option<String> {
-        self.inner.id_to_token(id)
+    pub fn id_to_token(&self, id: u32) -> Result<Option<String>, JsValue> {
+        Ok(self.full("idToToken")?.id_to_token(id))
     }
 
     /// Vocabulary size, added tokens included.
     #[wasm_bindgen(getter, js_name = vocabSize)]
     pub fn vocab_size(&self) -> u32 {
-        self.inner.vocab_size(true) as u32
+        match &self.inner {
+            Kind::Full(t) => t.vocab_size(true) as u32,
+            Kind::Compact(t) => t.vocab_size(true) as u32,
+        }
     }
 
     /// How this tokenizer is cut into pieces (or why it is encoded whole).
     #[wasm_bindgen(getter)]
     pub fn chunking(&self) -> String {
-        self.inner.cut_rules().describe()
+        match &self.inner {
+            Kind::Full(t) => t.cut_rules().describe(),
+            Kind::Compact(t) => t.cut_rules().describe(),
+        }
     }
 
     /// The engine serving every encode here (ids and offsets): `"yieldtok"` (the own engine,
@@ -614,19 +754,28 @@ impl Tokenizer {
     /// this tokenizer; see `engineUnavailableReason`).
     #[wasm_bindgen(getter)]
     pub fn engine(&self) -> String {
-        self.inner.encoding_engine().to_string()
+        match &self.inner {
+            Kind::Full(t) => t.encoding_engine().to_string(),
+            Kind::Compact(_) => "yieldtok".to_string(),
+        }
     }
 
     /// Why the own engine does not serve this tokenizer (`undefined` when it does).
     #[wasm_bindgen(getter, js_name = engineUnavailableReason)]
     pub fn engine_unavailable_reason(&self) -> Option<String> {
-        self.inner.encoding_engine_unavailable_reason().map(str::to_string)
+        match &self.inner {
+            Kind::Full(t) => t.encoding_engine_unavailable_reason().map(str::to_string),
+            Kind::Compact(_) => None,
+        }
     }
 
     /// The name given at load time (or the URL), if any.
     #[wasm_bindgen(getter)]
     pub fn name(&self) -> Option<String> {
-        self.inner.origin().map(str::to_string)
+        match &self.inner {
+            Kind::Full(t) => t.origin().map(str::to_string),
+            Kind::Compact(t) => t.origin().map(str::to_string),
+        }
     }
 
     /// For tests only: a task whose `step` panics.

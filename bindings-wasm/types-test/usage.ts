@@ -41,13 +41,20 @@ async function main(json: string, bytes: Uint8Array): Promise<void> {
   const wb: Uint32Array[] = await w.encodeBatch(["a"]);
   const wt: string = await w.decode(wids);
   const pending: number = w.pending + w.vocabSize;
+  const wcompact: Uint8Array = await w.toCompact();
+  const ctok: Tokenizer = await Tokenizer.fromCompact(wcompact, { name: "qwen3" });
+  const ctok2: Tokenizer = await Tokenizer.fromCompact(tok.toCompact().buffer as ArrayBuffer);
+  const isCompact: boolean = ctok.compact && !tok.compact;
+  const cids: Uint32Array = await ctok.encode("hello", { sliceMs: 4 });
+  ctok.free();
+  ctok2.free();
   w.terminate();
   const ntok: node.Tokenizer = await node.Tokenizer.fromJSON(json);
   const nids: Uint32Array = await ntok.encode("x");
   tok.free();
   tok2.free();
   tok3.free();
-  void [chat, chatIds, wchat, v, starts, n, batch, text, sync, syncEnc, syncN, id, tokStr, info, result, wenc, wn, wb, wt, pending, nids];
+  void [isCompact, cids, chat, chatIds, wchat, v, starts, n, batch, text, sync, syncEnc, syncN, id, tokStr, info, result, wenc, wn, wb, wt, pending, nids];
 }
 
 // @ts-expect-error text must be a string

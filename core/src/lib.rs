@@ -19,12 +19,14 @@
 //! Module map: [`load`] (sources: files, folders, hub cache), [`chat_template`] (Hugging Face
 //! chat templates, byte-identical to transformers), [`config`]
 //! (`tokenizer_config.json`), [`split`] (cut rules), `pipeline` (one piece through the
-//! `tokenizers` pipeline), [`job`] (resumable chunked jobs), `scheduler` (fair pool, native),
+//! `tokenizers` pipeline), [`job`] (resumable chunked jobs), [`compact`] (a tokenizer's compact
+//! form, served by the own engine alone), `scheduler` (fair pool, native),
 //! [`future`] (runtime-agnostic futures), [`encoding`] (results), [`trajectory`] (RL trajectory
 //! tokenization and packing, ART-exact), [`error`].
 
 pub mod batch;
 mod chat;
+pub mod compact;
 /// The chat-template engine: the [`yieldtok_chat`] crate, re-exported under its old path.
 pub use yieldtok_chat as chat_template;
 pub mod config;
@@ -60,6 +62,7 @@ cfg_if::cfg_if! {
 pub use batch::{BatchFuture, BatchHandle};
 pub use chat::{ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
 pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
+pub use compact::{CompactJob, CompactTokenizer};
 pub use config::TokenizerConfig;
 pub use encoding::Encoding;
 pub use engine::{max_id_holes, DEFAULT_MAX_ID_HOLES};

@@ -255,6 +255,15 @@ impl RangeShape {
         (shape(3)? == one).then_some(RangeShape(one))
     }
 
+    /// `(sequence id, tokens before, tokens after)` per sequence (the compact form keeps it).
+    pub(crate) fn parts(&self) -> &[(usize, usize, usize)] {
+        &self.0
+    }
+
+    pub(crate) fn from_parts(parts: Vec<(usize, usize, usize)>) -> RangeShape {
+        RangeShape(parts)
+    }
+
     pub(crate) fn ranges(&self, len: usize) -> Vec<(usize, std::ops::Range<usize>)> {
         // An empty range is `0..0`, as `crate::encoding::hf_sequence_ranges` gives it.
         self.0

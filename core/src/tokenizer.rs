@@ -304,9 +304,11 @@ impl Tokenizer {
         let frame = SpecialFrame::probe(&tok);
         let who = origin.as_deref().unwrap_or("tokenizer");
         let own = own.and_then(|engine| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| OwnEngine::verify(engine, &tok, &planner)))
-                .unwrap_or_else(|_| Err("the yieldtok engine panicked in its load-time check".into()))
-                .map_err(|why| format!("load-time check against tokenizers failed: {why}"))
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                OwnEngine::verify(engine, &tok, &planner, &range_shape)
+            }))
+            .unwrap_or_else(|_| Err("the yieldtok engine panicked in its load-time check".into()))
+            .map_err(|why| format!("load-time check against tokenizers failed: {why}"))
         });
         match &own {
             Ok(e) => log::info!("yieldtok: the yieldtok engine serves {who} ({})", e.describe()),

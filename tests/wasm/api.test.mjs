@@ -185,3 +185,54 @@ test("the web target loads in Node too and gives the same ids", { skip }, async 
   assert.deepEqual(await wtok.encode(text), tok.encodeSync(text));
   wtok.free();
 });
+
+test("compact form: fromCompact(toCompact()) serves the same encodes, refuses bad bytes, and says what it lacks", { skip }, async () => {
+  const bytes = tok.toCompact();
+  assert.ok(bytes instanceof Uint8Array && bytes.length > 1000);
+  assert.equal(tok.compact, false);
+  const c = await yt.Tokenizer.fromCompact(bytes.buffer.slice(0), { name: "cached-qwen3" });
+  try {
+    assert.equal(c.compact, true);
+    assert.equal(c.engine, "yieldtok");
+    assert.equal(c.engineUnavailableReason, undefined);
+    assert.equal(c.name, "cached-qwen3");
+    assert.equal(c.vocabSize, tok.vocabSize);
+    assert.equal(c.chunking, tok.chunking);
+    for (const add of [true, false]) {
+      const want = tok.encodeWithOffsetsSync(doc, { addSpecialTokens: add });
+      const got = await c.encodeWithOffsets(doc, { addSpecialTokens: add, sliceMs: 1 });
+      assert.deepEqual(Array.from(got.ids), Array.from(want.ids));
+      assert.deepEqual(Array.from(got.offsets), Array.from(want.offsets));
+      assert.deepEqual(Array.from(got.byteOffsets), Array.from(want.byteOffsets));
+      assert.deepEqual(Array.from(c.encodeSync(doc, { addSpecialTokens: add })), Array.from(want.ids));
+      assert.equal(await c.count(doc, { addSpecialTokens: add, pieceBytes: 100 }), want.ids.length);
+      assert.equal(c.countSync(doc, { addSpecialTokens: add }), want.ids.length);
+    }
+    const batch = await c.encodeBatch(["Hello world", "<|im_start|>user\nhi<|im_end|>"]);
+    assert.deepEqual(batch.map((b) => Array.from(b)), [Array.from(tok.encodeSync("Hello world")), Array.from(tok.encodeSync("<|im_start|>user\nhi<|im_end|>"))]);
+    const task = c.createTask(doc, { output: "count", pieceBytes: 512 });
+    let steps = 0;
+    while (!task.step(0.2)) steps++;
+    assert.ok(steps > 3, `${steps} steps`);
+    assert.equal(task.finish(), tok.countSync(doc));
+    task.free();
+    const ac = new AbortController();
+    const p = c.encode(longDoc, { signal: ac.signal, sliceMs: 1, pieceBytes: 256 });
+    ac.abort();
+    await assert.rejects(p, { name: "AbortError" });
+    for (const [what, f] of [["decode", () => c.decode([1])], ["applyChatTemplate", () => c.applyChatTemplate([{ role: "user", content: "hi" }])], ["tokenToId", () => c.tokenToId("a")], ["idToToken", () => c.idToToken(1)], ["toCompact", () => c.toCompact()]]) {
+      assert.throws(f, { message: new RegExp(`${what} is not available on a tokenizer built from its compact form`) }, what);
+    }
+  } finally {
+    c.free();
+  }
+  await assert.rejects(yt.Tokenizer.fromCompact("bytes"), { name: "TypeError", message: /Uint8Array or ArrayBuffer/ });
+  await assert.rejects(yt.Tokenizer.fromCompact(new Uint8Array(10)), { message: /not a usable compact form/ });
+  await assert.rejects(yt.Tokenizer.fromCompact(bytes.slice(0, bytes.length - 1)), { message: /not a usable compact form/ });
+  const flipped = bytes.slice();
+  flipped[bytes.length >> 1] ^= 4;
+  await assert.rejects(yt.Tokenizer.fromCompact(flipped), { message: /not a usable compact form/ });
+  // A tokenizer.json given to fromCompact, and a compact form given to fromJSON.
+  await assert.rejects(yt.Tokenizer.fromCompact(readFileSync(fixturePaths(FIX).json)), { message: /not a usable compact form/ });
+  await assert.rejects(yt.Tokenizer.fromJSON(bytes), { message: /not valid UTF-8|invalid tokenizer definition/ });
+});

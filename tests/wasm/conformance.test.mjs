@@ -45,35 +45,49 @@ for (const fixture of FIXTURES) {
   const files = vectorFiles(fixture);
   const skip = !fixturePaths(fixture).present ? "fixture not fetched" : files.length === 0 ? "no vectors" : false;
   test(`wasm ids and offsets equal native: ${fixture}`, { skip }, async (t) => {
-    const tok = await loadFixture(yt, fixture);
+    const full = await loadFixture(yt, fixture);
+    let bytes;
     try {
-      for (const file of files) {
-        const source = basename(dirname(file));
-        for (const v of readVectors(file)) {
-          const text = v.text ?? caseText(v.name);
-          assert.equal(typeof text, "string", `${source}/${v.name}: no text`);
-          const opts = { addSpecialTokens: v.add_special_tokens };
-          const label = `${fixture} ${source}/${v.name}`;
-          if (v.ids_only || !v.offsets) {
-            const ids = await tok.encode(text, opts);
-            sameArray(ids, v.ids, `${label} ids (sliced)`);
-            assert.equal(idsChecksum(ids), idsChecksum(v.ids));
-            continue;
-          }
-          const enc = await tok.encodeWithOffsets(text, opts);
-          sameArray(enc.ids, v.ids, `${label} ids (sliced)`);
-          sameArray(enc.byteOffsets, flat(v.offsets), `${label} byte offsets`);
-          if (v.char_offsets) sameArray(utf16ToCharOffsets(text, enc.offsets), flat(v.char_offsets), `${label} char offsets`);
-          // Tiny pieces and slices: many cuts, many yields, same result.
-          const small = await tok.encode(text, { ...opts, pieceBytes: 64, sliceMs: 0.5 });
-          sameArray(small, v.ids, `${label} ids (64-byte pieces)`);
-          sameArray(tok.encodeSync(text, opts), v.ids, `${label} ids (encodeSync)`);
-          assert.equal(await tok.count(text, opts), v.ids.length, `${label} count`);
-        }
-        t.diagnostic(`${source}: ${readVectors(file).length} vectors`);
-      }
+      await checkVectors(t, fixture, files, full);
+      bytes = full.toCompact();
     } finally {
-      tok.free();
+      full.free();
+    }
+    // The same vectors on the tokenizer built from its compact form (the own engine alone).
+    const compact = await yt.Tokenizer.fromCompact(bytes, { name: fixture });
+    try {
+      assert.equal(compact.compact, true);
+      await checkVectors(t, `${fixture} (compact)`, files, compact);
+    } finally {
+      compact.free();
     }
   });
+}
+
+async function checkVectors(t, fixture, files, tok) {
+  for (const file of files) {
+    const source = basename(dirname(file));
+    for (const v of readVectors(file)) {
+      const text = v.text ?? caseText(v.name);
+      assert.equal(typeof text, "string", `${source}/${v.name}: no text`);
+      const opts = { addSpecialTokens: v.add_special_tokens };
+      const label = `${fixture} ${source}/${v.name}`;
+      if (v.ids_only || !v.offsets) {
+        const ids = await tok.encode(text, opts);
+        sameArray(ids, v.ids, `${label} ids (sliced)`);
+        assert.equal(idsChecksum(ids), idsChecksum(v.ids));
+        continue;
+      }
+      const enc = await tok.encodeWithOffsets(text, opts);
+      sameArray(enc.ids, v.ids, `${label} ids (sliced)`);
+      sameArray(enc.byteOffsets, flat(v.offsets), `${label} byte offsets`);
+      if (v.char_offsets) sameArray(utf16ToCharOffsets(text, enc.offsets), flat(v.char_offsets), `${label} char offsets`);
+      // Tiny pieces and slices: many cuts, many yields, same result.
+      const small = await tok.encode(text, { ...opts, pieceBytes: 64, sliceMs: 0.5 });
+      sameArray(small, v.ids, `${label} ids (64-byte pieces)`);
+      sameArray(tok.encodeSync(text, opts), v.ids, `${label} ids (encodeSync)`);
+      assert.equal(await tok.count(text, opts), v.ids.length, `${label} count`);
+    }
+    t.diagnostic(`${source}: ${readVectors(file).length} vectors`);
+  }
 }

@@ -20,6 +20,7 @@ use yieldtok_engine::{EncodeError, Engine, PieceOptions, Tokens};
 
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
+use crate::post::RangeShape;
 use crate::split::{Mode, Planner, ZoneCursor};
 
 /// Build the engine from the text of a `tokenizer.json`; `Err(reason)` when it refuses (or
@@ -88,6 +89,7 @@ impl OwnEngine {
         engine: Engine,
         tok: &tokenizers::Tokenizer,
         planner: &Planner,
+        range_shape: &[Option<RangeShape>; 2],
     ) -> std::result::Result<Self, String> {
         let sample = crate::split::selfcheck::sample(tok);
         let mut own = OwnEngine { engine, post: Post::PostProcess };
@@ -106,7 +108,7 @@ impl OwnEngine {
         let mut why = String::new();
         for post in candidates {
             own.post = post;
-            match own.check_assembly(tok, &plans) {
+            match own.check_assembly(tok, &plans, range_shape) {
                 Ok(()) => return Ok(own),
                 Err(e) => {
                     log::info!("yieldtok: own engine: assembly {:?} refused: {e}", own.post);
@@ -158,16 +160,22 @@ impl OwnEngine {
         Ok(out)
     }
 
+    /// The assembled encodings get the sequence ranges of `range_shape`, as a job's do
+    /// (`crate::job`: the direct assembly records none; the post-processor's are probed once).
     fn check_assembly(
         &self,
         tok: &tokenizers::Tokenizer,
         plans: &[(&str, usize, Vec<OwnPiece>)],
+        range_shape: &[Option<RangeShape>; 2],
     ) -> std::result::Result<(), String> {
         for add in [false, true] {
             for (text, target, pieces) in plans {
                 let want = Encoding::from(tok.encode(*text, add).map_err(|e| format!("reference encode failed: {e}"))?);
                 let copy = pieces.iter().map(|p| OwnPiece { start: p.start, tokens: p.tokens.clone() }).collect();
-                let got = self.assemble(tok, copy, add).map_err(|e| e.to_string())?;
+                let mut got = self.assemble(tok, copy, add).map_err(|e| e.to_string())?;
+                if let Some(shape) = &range_shape[add as usize] {
+                    got.sequence_ranges = shape.ranges(got.len());
+                }
                 if got != want {
                     return Err(format!(
                         "the assembled encoding of {:?} in {target}-byte pieces (add_special_tokens={add}) differs from the reference",
@@ -177,6 +185,41 @@ impl OwnEngine {
             }
         }
         Ok(())
+    }
+
+    /// The engine itself (its compact form: [`crate::compact`]).
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The frame of a direct assembly (`None`: the post-processor runs): `(id, type id)` before
+    /// and after the content, and the content's type id.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn direct_frame(&self) -> Option<(&[(u32, u32)], &[(u32, u32)], u32)> {
+        match &self.post {
+            Post::Direct(f) => Some((&f.prefix, &f.suffix, f.content_type)),
+            Post::PostProcess => None,
+        }
+    }
+
+    /// An engine that assembles directly with this frame, without the reference: for a
+    /// tokenizer read from its compact form ([`crate::compact`]), whose frame was verified
+    /// when the form was written (and whose results are checked again when it is read).
+    pub(crate) fn with_direct_frame(
+        engine: Engine,
+        prefix: Vec<(u32, u32)>,
+        suffix: Vec<(u32, u32)>,
+        content_type: u32,
+    ) -> OwnEngine {
+        OwnEngine { engine, post: Post::Direct(Frame { prefix, suffix, content_type }) }
+    }
+
+    /// [`assemble`](Self::assemble) for a direct frame (`None` if the engine has none).
+    pub(crate) fn assemble_direct(&self, pieces: &[OwnPiece], add_special_tokens: bool) -> Option<Encoding> {
+        match &self.post {
+            Post::Direct(frame) => Some(frame.assemble(pieces, add_special_tokens)),
+            Post::PostProcess => None,
+        }
     }
 
     /// What the engine runs, and how it assembles (for logs).
@@ -200,6 +243,17 @@ impl OwnEngine {
         let mut out = Vec::new();
         self.engine.encode_ids(piece, &opts(mode, cancel), &mut out).map_err(map_err)?;
         Ok(out)
+    }
+
+    /// One piece, ids only, appended to `out`.
+    pub(crate) fn encode_ids_into(
+        &self,
+        piece: &str,
+        mode: Mode,
+        cancel: Option<&AtomicBool>,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        self.engine.encode_ids(piece, &opts(mode, cancel), out).map_err(map_err)
     }
 
     /// Concatenate pieces (in text order) and post-process once, as `tokenizers` does for the

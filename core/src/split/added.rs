@@ -45,6 +45,8 @@ pub(crate) struct Blocks {
 #[derive(Clone)]
 pub(crate) struct AddedMatcher {
     ac: Option<AhoCorasick>,
+    /// The matched contents (what the compact form keeps, [`crate::compact`]).
+    patterns: Vec<String>,
     info: Vec<PatternInfo>,
     pub(crate) blocks: Blocks,
 }
@@ -88,6 +90,12 @@ impl AddedMatcher {
                 rstrip: t.rstrip,
             });
         }
+        Self::from_parts(patterns, info, blocks)
+    }
+
+    /// From the contents, their `(exact, lstrip, rstrip)` flags and the blocked cut classes
+    /// (`new`'s results; what the compact form keeps).
+    fn from_parts(patterns: Vec<String>, info: Vec<PatternInfo>, blocks: Blocks) -> Result<Self, String> {
         let ac = if patterns.is_empty() {
             None
         } else {
@@ -98,7 +106,30 @@ impl AddedMatcher {
                     .map_err(|e| format!("cannot build the added-token matcher: {e}"))?,
             )
         };
-        Ok(AddedMatcher { ac, info, blocks })
+        Ok(AddedMatcher { ac, patterns, info, blocks })
+    }
+
+    /// The matcher as JSON (the compact form, [`crate::compact`]).
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        let info: Vec<[bool; 3]> = self.info.iter().map(|i| [i.exact, i.lstrip, i.rstrip]).collect();
+        serde_json::json!({
+            "patterns": self.patterns,
+            "info": info,
+            "blocks": [self.blocks.before_space, self.blocks.after_newline],
+        })
+    }
+
+    /// [`to_json`](Self::to_json) read back.
+    pub(crate) fn from_json(v: &serde_json::Value) -> Result<Self, String> {
+        let patterns: Vec<String> = serde_json::from_value(v["patterns"].clone()).map_err(|e| e.to_string())?;
+        let info: Vec<[bool; 3]> = serde_json::from_value(v["info"].clone()).map_err(|e| e.to_string())?;
+        let [before_space, after_newline]: [bool; 2] =
+            serde_json::from_value(v["blocks"].clone()).map_err(|e| e.to_string())?;
+        if info.len() != patterns.len() || patterns.iter().any(String::is_empty) {
+            return Err("added-token patterns and flags do not match".into());
+        }
+        let info = info.into_iter().map(|[exact, lstrip, rstrip]| PatternInfo { exact, lstrip, rstrip }).collect();
+        Self::from_parts(patterns, info, Blocks { before_space, after_newline })
     }
 
     /// Whether some added token is matched in a way this module only approximates.

@@ -44,6 +44,58 @@ impl CutRules {
         }
     }
 
+    /// The rules as JSON (the compact form, [`crate::compact`]).
+    pub(crate) fn to_json(&self) -> std::result::Result<Value, String> {
+        let chars = |set: &HashSet<char>| {
+            let mut v: Vec<char> = set.iter().copied().collect();
+            v.sort();
+            v.into_iter().collect::<String>()
+        };
+        let family = match &self.family {
+            Family::RegexByteLevel => serde_json::json!("RegexByteLevel"),
+            Family::SentencePieceBpe => serde_json::json!("SentencePieceBpe"),
+            Family::Unchunked(why) => serde_json::json!({ "Unchunked": why }),
+        };
+        let continuation = match &self.continuation {
+            None => Value::Null,
+            Some(n) => serde_json::json!({ "normalizer": serde_json::to_value(n).map_err(|e| e.to_string())? }),
+        };
+        Ok(serde_json::json!({
+            "family": family,
+            "before_space": self.before_space,
+            "forbid_before_space": chars(&self.forbid_before_space),
+            "after_newline": self.after_newline,
+            "forbid_after_newline": chars(&self.forbid_after_newline),
+            "continuation": continuation,
+        }))
+    }
+
+    /// [`to_json`](Self::to_json) read back.
+    pub(crate) fn from_json(v: &Value) -> std::result::Result<CutRules, String> {
+        let family = match &v["family"] {
+            Value::String(s) if s == "RegexByteLevel" => Family::RegexByteLevel,
+            Value::String(s) if s == "SentencePieceBpe" => Family::SentencePieceBpe,
+            f => match f.get("Unchunked").and_then(Value::as_str) {
+                Some(why) => Family::Unchunked(why.to_string()),
+                None => return Err(format!("unknown chunking family {f}")),
+            },
+        };
+        let flag = |k: &str| v[k].as_bool().ok_or_else(|| format!("{k} is not a boolean"));
+        let chars = |k: &str| v[k].as_str().map(|s| s.chars().collect()).ok_or_else(|| format!("{k} is not a string"));
+        let continuation = match &v["continuation"] {
+            Value::Null => None,
+            c => Some(serde_json::from_value(c["normalizer"].clone()).map_err(|e| format!("continuation: {e}"))?),
+        };
+        Ok(CutRules {
+            family,
+            before_space: flag("before_space")?,
+            forbid_before_space: chars("forbid_before_space")?,
+            after_newline: flag("after_newline")?,
+            forbid_after_newline: chars("forbid_after_newline")?,
+            continuation,
+        })
+    }
+
     /// Whether any cut other than added-token edges is allowed.
     pub fn is_chunked(&self) -> bool {
         !matches!(self.family, Family::Unchunked(_))
