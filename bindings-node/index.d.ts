@@ -55,8 +55,8 @@ export declare class NativeTokenizer {
   /** The chunking rules in force (or why the tokenizer is not chunked). */
   get chunking(): string
   /**
-   * The engine that serves ids-only work right now: `"fastokens"` once the fast engine has
-   * loaded (in the background, after the tokenizer), else `"yieldtok"` (the own engine,
+   * The engine that serves ids-only work right now: `"fastokens"` on byte-level BPE models
+   * once the fast engine has loaded (in the background, after the tokenizer), else `"yieldtok"` (the own engine,
    * when it serves this tokenizer), else `"tokenizers"`.
    */
   get engine(): string

@@ -380,8 +380,8 @@ export declare class Tokenizer {
   readonly chunking: string
 
   /**
-   * The engine serving ids-only work (`encodeIds`, `count`): `'fastokens'` once the fast engine
-   * has loaded (in the background, after the tokenizer), else `'yieldtok'` (the own engine,
+   * The engine serving ids-only work (`encodeIds`, `count`): `'fastokens'` on byte-level BPE
+   * models once the fast engine has loaded (in the background, after the tokenizer), else `'yieldtok'` (the own engine,
    * when it serves this tokenizer), else `'tokenizers'`. Results are identical either way;
    * only speed differs.
    */

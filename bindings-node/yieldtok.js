@@ -634,8 +634,8 @@ class Tokenizer {
   }
 
   /**
-   * The engine serving ids-only work (`encodeIds`, `count`): 'fastokens' once the fast engine
-   * has loaded in the background, else 'yieldtok' (the own engine, when it serves this
+   * The engine serving ids-only work (`encodeIds`, `count`): 'fastokens' on byte-level BPE
+   * models once the fast engine has loaded in the background, else 'yieldtok' (the own engine, when it serves this
    * tokenizer), else 'tokenizers'. Results are the same either way.
    */
   get engine() {

@@ -140,8 +140,8 @@ impl NativeTokenizer {
         self.tok.cut_rules().describe()
     }
 
-    /// The engine that serves ids-only work right now: `"fastokens"` once the fast engine has
-    /// loaded (in the background, after the tokenizer), else `"yieldtok"` (the own engine,
+    /// The engine that serves ids-only work right now: `"fastokens"` on byte-level BPE models
+    /// once the fast engine has loaded (in the background, after the tokenizer), else `"yieldtok"` (the own engine,
     /// when it serves this tokenizer), else `"tokenizers"`.
     #[napi(getter)]
     pub fn engine(&self) -> String {

@@ -373,8 +373,8 @@ impl Tokenizer {
 
     // ---- vocabulary ---------------------------------------------------------------------
 
-    /// The engine serving ids-only work now: ``"fastokens"`` once the fast engine has loaded
-    /// and passed its check against the reference, else ``"yieldtok"`` (the own engine, when
+    /// The engine serving ids-only work now: ``"fastokens"`` on byte-level BPE models once the
+    /// fast engine has loaded and passed its check against the reference, else ``"yieldtok"`` (the own engine, when
     /// it serves this tokenizer), else ``"tokenizers"``.
     #[getter]
     fn engine(&self) -> &'static str {

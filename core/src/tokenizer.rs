@@ -109,6 +109,13 @@ fn start_fast_engine(inner: &Arc<Inner>) {
         let _ = state.engine.set(Err("disabled by YIELDTOK_ENGINE".into()));
         return;
     }
+    if inner.own().is_some_and(|own| !own.byte_level()) {
+        // Measured (issue 13, crates/yieldtok-engine/DESIGN.md "Performance"): on the models
+        // that are not byte-level BPE (gemma3, llama2: SentencePiece-style BPE) the own engine
+        // is faster than fastokens, continuation pieces included, so it keeps serving ids.
+        let _ = state.engine.set(Err("the yieldtok engine serves ids: faster than fastokens on this model".into()));
+        return;
+    }
     let loader = Loader::here();
     loader.begin();
     let sent = loader.queue.lock().unwrap_or_else(|e| e.into_inner()).send(inner.clone());

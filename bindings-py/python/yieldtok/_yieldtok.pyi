@@ -514,8 +514,8 @@ class Tokenizer:
         "direction"}`` as ``tokenizers``, or ``None``."""
     @property
     def engine(self) -> Literal["fastokens", "yieldtok", "tokenizers"]:
-        """The engine serving ids-only work now: ``"fastokens"`` once the fast engine has loaded
-        and passed its check against the reference, else ``"yieldtok"`` (the own engine, when
+        """The engine serving ids-only work now: ``"fastokens"`` on byte-level BPE models once the
+        fast engine has loaded and passed its check against the reference, else ``"yieldtok"`` (the own engine, when
         it serves this tokenizer), else ``"tokenizers"``. Ids are identical either way."""
         ...
     @property

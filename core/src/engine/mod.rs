@@ -11,7 +11,9 @@
 //!   cannot frame an encoding itself.
 //! * The **fast** engine ([`fast`], native only) is `fastokens`: ids only, many times faster.
 //!   It serves ids-only pieces (`encode_ids`, `count`, id batches, ids-only jobs and futures,
-//!   chat-template ids) once it is ready. It is built on first ids-only use, on one
+//!   chat-template ids) once it is ready — for byte-level BPE models only: on the others
+//!   (gemma3, llama2) the own engine measured faster and serves ids itself (issue 13). It is
+//!   built on first ids-only use, on one
 //!   process-wide loader thread (it costs 3–4x the reference's load time), then checked
 //!   against the reference on the load-time self-check sample; until it is ready, or if it cannot serve
 //!   the tokenizer or the check fails (and for llama2-style continuation pieces, which it

@@ -223,6 +223,11 @@ impl OwnEngine {
     }
 
     /// What the engine runs, and how it assembles (for logs).
+    /// Whether the model is a byte-level BPE (where fastokens is still faster on ids).
+    pub(crate) fn byte_level(&self) -> bool {
+        self.engine.byte_level()
+    }
+
     pub(crate) fn describe(&self) -> String {
         let post = match &self.post {
             Post::Direct(_) => "special tokens framed directly",

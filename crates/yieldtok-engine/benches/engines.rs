@@ -50,7 +50,11 @@ fn dense_for_fastokens(json: &str) -> serde_json::Value {
         .map(|a| a.iter().map(|t| (t["content"].as_str().unwrap().to_string(), t["id"].as_u64().unwrap())).collect())
         .unwrap_or_default();
     if let Some(vocab) = v["model"]["vocab"].as_object_mut() {
-        let n = vocab.len() as u64;
+        // The dense prefix 0..n of the ids (not the vocabulary's size: gpt4o's gapped ids sit
+        // below that, so they were kept and fastokens refused the vocabulary).
+        let mut ids: Vec<u64> = vocab.values().filter_map(|i| i.as_u64()).collect();
+        ids.sort_unstable();
+        let n = ids.iter().enumerate().take_while(|&(i, &id)| i as u64 == id).count() as u64;
         vocab.retain(|k, id| {
             id.as_u64().is_some_and(|id| id < n) || !added.iter().any(|(c, i)| c == k && Some(*i) == id.as_u64())
         });

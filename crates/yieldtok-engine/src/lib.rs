@@ -148,6 +148,11 @@ impl Engine {
         self.pipeline.added().patterns()
     }
 
+    /// Whether the model is a byte-level BPE (ByteLevel pre-tokenizer: units are bytes).
+    pub fn byte_level(&self) -> bool {
+        self.pipeline.byte_level()
+    }
+
     /// What the engine runs, in one line (for logs).
     pub fn describe(&self) -> String {
         self.pipeline.describe()

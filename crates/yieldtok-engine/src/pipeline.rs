@@ -147,6 +147,11 @@ impl Pipeline {
         &self.added
     }
 
+    /// Whether the model is a BPE over bytes (ByteLevel).
+    pub fn byte_level(&self) -> bool {
+        matches!(&self.model, Model::Bpe(b) if b.units() == crate::models::bpe::Units::Bytes)
+    }
+
     pub fn describe(&self) -> String {
         format!("{}, pre-tokenizer: {}", self.model.describe(), self.pre.describe())
     }

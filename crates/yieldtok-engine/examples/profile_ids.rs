@@ -1,0 +1,109 @@
+//! One engine, one input, repeated — a target for callgrind that compares the engine with
+//! standalone fastokens by instruction counts (repeatable on a shared machine):
+//!
+//! ```text
+//! valgrind --tool=callgrind --toggle-collect='*measured*' \
+//!   target/release/examples/profile_ids <fixture> <ids|full|fast> <doc|batch> [repeats]
+//! ```
+//!
+//! `doc`: the ~160k-token document; `batch`: 1000 texts of 1–4 KB (the inputs of
+//! `benches/engines.rs`). One warm-up pass (word caches), then `repeats` measured passes.
+//! `fast` is fastokens 0.3.5's `encode_with_special_tokens(text, false)` (ids only, one
+//! thread: `FASTOKENS_BPE_THREADS=1`).
+
+use yieldtok_engine::{Engine, PieceOptions, Tokens};
+use yieldtok_testkit::{corpus, fixtures};
+
+enum Which {
+    Own(Engine, bool),
+    Fast(fastokens::Tokenizer),
+}
+
+#[inline(never)]
+fn measured(which: &Which, texts: &[String], repeats: usize) -> usize {
+    let opts = PieceOptions::default();
+    let mut n = 0;
+    let mut out = Tokens::default();
+    let mut ids = Vec::new();
+    for _ in 0..repeats {
+        for t in texts {
+            match which {
+                Which::Own(e, false) => {
+                    ids.clear();
+                    e.encode_ids(t, &opts, &mut ids).unwrap();
+                    n += ids.len();
+                }
+                Which::Own(e, true) => {
+                    out.clear();
+                    e.encode(t, &opts, &mut out).unwrap();
+                    n += out.ids.len();
+                }
+                Which::Fast(f) => n += f.encode_with_special_tokens(t, false).unwrap().len(),
+            }
+        }
+    }
+    n
+}
+
+fn main() {
+    std::env::set_var("FASTOKENS_BPE_THREADS", "1");
+    let args: Vec<String> = std::env::args().collect();
+    let name = args.get(1).map_or("qwen3", String::as_str);
+    let mode = args.get(2).map_or("ids", String::as_str);
+    let input = args.get(3).map_or("doc", String::as_str);
+    let repeats = args.get(4).map_or(1, |s| s.parse().unwrap());
+    let json = std::fs::read_to_string(fixtures::tokenizer_json(name).unwrap()).unwrap();
+    let engine = Engine::from_json(&json).unwrap();
+    let texts = match input {
+        "doc" => vec![corpus::document_tokens(160_000, |t| engine.count(t, &PieceOptions::default())).unwrap()],
+        _ => corpus::texts(1000, 1024, 4096),
+    };
+    let which = match mode {
+        "fast" => {
+            let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            dense(&mut v);
+            Which::Fast(fastokens::Tokenizer::from_json(v).unwrap())
+        }
+        m => Which::Own(engine, m == "full"),
+    };
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let warm = measured(&which, &texts, 1);
+    let (p0, t0) = (cpu(libc::CLOCK_PROCESS_CPUTIME_ID), cpu(libc::CLOCK_THREAD_CPUTIME_ID));
+    let t = std::time::Instant::now();
+    let n = measured(&which, &texts, repeats);
+    let dt = t.elapsed().as_secs_f64();
+    let (dp, dtt) = (cpu(libc::CLOCK_PROCESS_CPUTIME_ID) - p0, cpu(libc::CLOCK_THREAD_CPUTIME_ID) - t0);
+    let mbs = |s: f64| (bytes * repeats) as f64 / s / 1e6;
+    println!(
+        "{name} {mode} {input}: {warm} tokens, {bytes} bytes; MB/s per process CPU-s {:.1}, per thread CPU-s {:.1}, wall {:.1}; {:.1} M tokens per process CPU-s",
+        mbs(dp),
+        mbs(dtt),
+        mbs(dt),
+        n as f64 / dp / 1e6
+    );
+}
+
+fn cpu(clock: libc::clockid_t) -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid out-pointer for clock_gettime.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// fastokens needs dense vocabulary ids: drop the entries above the dense prefix that are
+/// also added tokens with the same content and id (gpt4o; they are still matched as added
+/// tokens), as yieldtok's core did before building it.
+pub fn dense(v: &mut serde_json::Value) {
+    let added: Vec<(String, u64)> = v["added_tokens"]
+        .as_array()
+        .map(|a| a.iter().map(|t| (t["content"].as_str().unwrap().to_string(), t["id"].as_u64().unwrap())).collect())
+        .unwrap_or_default();
+    if let Some(vocab) = v["model"]["vocab"].as_object_mut() {
+        let mut ids: Vec<u64> = vocab.values().filter_map(|i| i.as_u64()).collect();
+        ids.sort_unstable();
+        let prefix = ids.iter().enumerate().take_while(|&(i, &id)| i as u64 == id).count() as u64;
+        vocab.retain(|k, id| {
+            id.as_u64().is_some_and(|id| id < prefix) || !added.iter().any(|(c, i)| c == k && Some(*i) == id.as_u64())
+        });
+    }
+}
