@@ -19,8 +19,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use yieldtok::{
-    Budget, ChatCall, CompactJob, CompactTokenizer, ContinueFinalMessage, EncodeJob, EncodeOptions, JobOutput, Output,
-    TokenizerConfig,
+    Budget, ChatCall, CompactJob, CompactLoad, CompactTokenizer, ContinueFinalMessage, EncodeJob, EncodeOptions,
+    JobOutput, Output, TokenizerConfig,
 };
 
 #[wasm_bindgen(module = "/js/runtime.js")]
@@ -373,12 +373,12 @@ impl Tokenizer {
         Ok(Tokenizer { inner: Kind::Full(inner) })
     }
 
-    fn load_compact(bytes: &JsValue, options: &JsValue) -> Result<Tokenizer, JsValue> {
+    /// The first half of `fromCompact`: the bytes copied in, the engine's tables read.
+    fn read_compact(bytes: &JsValue, options: &JsValue) -> Result<CompactLoad, JsValue> {
         check_options(options)?;
         let bytes = bytes_arg(bytes)?;
         let name = opt_string(options, "name")?;
-        let inner = CompactTokenizer::from_bytes(&bytes, name).map_err(core_error)?;
-        Ok(Tokenizer { inner: Kind::Compact(inner) })
+        CompactTokenizer::read_engine(&bytes, name).map_err(core_error)
     }
 
     /// The tokenizer from `tokenizer.json`, or an error naming `what` for one from its
@@ -464,13 +464,32 @@ impl Tokenizer {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] bytes: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "CompactLoadOptions")] options: JsValue,
     ) -> Promise {
-        let f = Closure::once_into_js(move || -> JsValue {
-            match Tokenizer::load_compact(&bytes, &options) {
-                Ok(t) => t.into(),
+        // Two tasks (each on its own macrotask, traps caught): the engine's tables, then the
+        // rest and the check, so that the page runs in between.
+        let loaded = std::rc::Rc::new(std::cell::RefCell::new(None::<CompactLoad>));
+        let (into, from) = (loaded.clone(), loaded);
+        let read = Closure::once_into_js(move || -> JsValue {
+            match Tokenizer::read_compact(&bytes, &options) {
+                Ok(load) => {
+                    *into.borrow_mut() = Some(load);
+                    JsValue::UNDEFINED
+                }
                 Err(e) => e,
             }
         });
-        js_guard(&f)
+        let finish = Closure::once_into_js(move || -> JsValue {
+            let Some(load) = from.borrow_mut().take() else {
+                return JsError::new("fromCompact: the first step did not finish").into();
+            };
+            match load.finish() {
+                Ok(t) => Tokenizer { inner: Kind::Compact(t) }.into(),
+                Err(e) => core_error(e),
+            }
+        });
+        wasm_bindgen_futures::future_to_promise(async move {
+            JsFuture::from(js_guard(&read)).await?;
+            JsFuture::from(js_guard(&finish)).await
+        })
     }
 
     /// The compact form of this tokenizer, for `Tokenizer.fromCompact` (cache it in IndexedDB

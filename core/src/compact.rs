@@ -145,10 +145,15 @@ impl CompactTokenizer {
     /// Build from the bytes of [`Tokenizer::to_compact`] (of the same yieldtok version).
     /// `origin` names the tokenizer in errors (default: the origin it was written with).
     pub fn from_bytes(bytes: &[u8], origin: Option<String>) -> Result<Self> {
-        let bad = |message: String| Error::InvalidTokenizer {
-            origin: origin.clone(),
-            message: format!("not a usable compact form: {message}"),
-        };
+        Self::read_engine(bytes, origin)?.finish()
+    }
+
+    /// The first half of [`from_bytes`](Self::from_bytes): the header, the JSON part and the
+    /// engine's tables (most of the work). [`CompactLoad::finish`] does the rest (the cut rules,
+    /// the added-token matcher, the check), so that a caller on an event loop can yield between
+    /// the two.
+    pub fn read_engine(bytes: &[u8], origin: Option<String>) -> Result<CompactLoad> {
+        let bad = |message: String| bad_form(&origin, message);
         if bytes.len() < HEADER || &bytes[..8] != MAGIC {
             return Err(bad("not yieldtok's compact form of a tokenizer (wrong magic or too short)".into()));
         }
@@ -171,6 +176,26 @@ impl CompactTokenizer {
             return Err(bad(format!("written by yieldtok {version}, this is {}", env!("CARGO_PKG_VERSION"))));
         }
         let engine = Engine::from_bytes(engine).map_err(|e| bad(e.to_string()))?;
+        Ok(CompactLoad { engine, meta, origin })
+    }
+}
+
+/// A compact form half read ([`CompactTokenizer::read_engine`]).
+pub struct CompactLoad {
+    engine: Engine,
+    meta: Value,
+    origin: Option<String>,
+}
+
+fn bad_form(origin: &Option<String>, message: String) -> Error {
+    Error::InvalidTokenizer { origin: origin.clone(), message: format!("not a usable compact form: {message}") }
+}
+
+impl CompactLoad {
+    /// The second half of [`CompactTokenizer::from_bytes`].
+    pub fn finish(self) -> Result<CompactTokenizer> {
+        let CompactLoad { engine, meta, origin } = self;
+        let bad = |message: String| bad_form(&origin, message);
         fn field<T: serde::de::DeserializeOwned>(v: &Value, what: &str) -> std::result::Result<T, String> {
             serde_json::from_value(v.clone()).map_err(|e| format!("{what}: {e}"))
         }
@@ -195,7 +220,9 @@ impl CompactTokenizer {
         tok.check(&meta["check"]).map_err(bad)?;
         Ok(tok)
     }
+}
 
+impl CompactTokenizer {
     /// Encode the recorded sample whole and in small pieces; every result must be the
     /// reference's recorded one.
     fn check(&self, check: &Value) -> std::result::Result<(), String> {

@@ -62,7 +62,7 @@ cfg_if::cfg_if! {
 pub use batch::{BatchFuture, BatchHandle};
 pub use chat::{ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
 pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
-pub use compact::{CompactJob, CompactTokenizer};
+pub use compact::{CompactJob, CompactLoad, CompactTokenizer};
 pub use config::TokenizerConfig;
 pub use encoding::Encoding;
 pub use engine::{max_id_holes, DEFAULT_MAX_ID_HOLES};
