@@ -496,7 +496,9 @@ export function inWorker(source, options) {
     else if (source instanceof Uint8Array) message.source = source.slice();
     else if (source instanceof ArrayBuffer) message.source = new Uint8Array(source.slice(0));
     else throw new TypeError("the tokenizer must be given as a string, Uint8Array, ArrayBuffer or URL");
-    return wt._call(message, {}).then((info) => {
+    // A copy of the bytes is moved to the worker, not cloned a second time (11 MB for qwen3).
+    const transfer = message.source instanceof Uint8Array ? [message.source.buffer] : [];
+    return wt._call(message, {}, transfer).then((info) => {
       URL.revokeObjectURL(blobUrl);
       wt.vocabSize = info.vocabSize;
       wt.chunking = info.chunking;
