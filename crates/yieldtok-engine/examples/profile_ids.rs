@@ -58,6 +58,11 @@ fn main() {
         "doc" => vec![corpus::document_tokens(160_000, |t| engine.count(t, &PieceOptions::default())).unwrap()],
         _ => corpus::texts(1000, 1024, 4096),
     };
+    // `PROFILE_TEXTS=n`: only the first n texts (a smaller working set of distinct words).
+    let mut texts = texts;
+    if let Some(n) = std::env::var("PROFILE_TEXTS").ok().and_then(|v| v.parse().ok()) {
+        texts.truncate(n);
+    }
     let which = match mode {
         "fast" => {
             let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();

@@ -474,13 +474,9 @@ impl Pipeline {
         word: u32,
     ) -> Result<(), EncodeError> {
         let offsets = |a: u32, b: u32| if S::OFFSETS { map.map(a, b) } else { (0, 0) };
-        let w = &seg.as_bytes()[rs as usize..re as usize];
-        if let Some(id) = bpe.byte_token(w) {
-            let (a, b) = offsets(rs, re);
-            sink.push(id, a, b, word);
-            return Ok(());
-        }
-        match cache.get(w) {
+        // One-byte ByteLevel words go through the cache too (a miss remembers them): a
+        // separate branch for them mispredicted on real text.
+        match cache.get_at(seg.as_bytes(), rs as usize, re as usize) {
             Some(Hit::One(id)) => {
                 let (a, b) = offsets(rs, re);
                 sink.push(id, a, b, word);

@@ -87,20 +87,47 @@ impl Default for WordCache {
     }
 }
 
-/// A word of 1..=16 bytes as two words; unique for a given length (the loads overlap for
-/// lengths that are not 4, 8 or 16).
+/// A word of 1..=16 bytes as two words: its bytes, little-endian, zero-padded (bytes 0..8 in
+/// the first, 8..16 in the second); unique for a given length.
 #[inline(always)]
 fn pack(w: &[u8]) -> (u64, u64) {
-    let n = w.len();
+    debug_assert!((1..=PACKED_KEY).contains(&w.len()));
+    let mut buf = [0u8; PACKED_KEY];
+    buf[..w.len()].copy_from_slice(w);
+    (u64::from_le_bytes(buf[..8].try_into().unwrap()), u64::from_le_bytes(buf[8..].try_into().unwrap()))
+}
+
+/// Per length `n` (0..=16): the masks that keep the first `n` bytes of two little-endian words.
+const MASKS: [(u64, u64); PACKED_KEY + 1] = {
+    let mut m = [(0u64, 0u64); PACKED_KEY + 1];
+    let mut n = 1;
+    while n <= PACKED_KEY {
+        m[n] = if n >= 8 {
+            (u64::MAX, if n == 16 { u64::MAX } else { (1u64 << (8 * (n - 8))) - 1 })
+        } else {
+            ((1u64 << (8 * n)) - 1, 0)
+        };
+        n += 1;
+    }
+    m
+};
+
+/// [`pack`] of `text[start..end]` (1..=16 bytes) without a branch on the length: two loads of
+/// 8 bytes from `start` and the length's masks, when 16 bytes are readable there (else
+/// [`pack`]). The length branches of a byte-by-length key mispredict on real text (word
+/// lengths are random); these do not.
+#[inline(always)]
+fn pack_at(text: &[u8], start: usize, end: usize) -> (u64, u64) {
+    let n = end - start;
     debug_assert!((1..=PACKED_KEY).contains(&n));
-    let u64_at = |i: usize| u64::from_le_bytes(w[i..i + 8].try_into().unwrap());
-    let u32_at = |i: usize| u32::from_le_bytes(w[i..i + 4].try_into().unwrap()) as u64;
-    if n >= 8 {
-        (u64_at(0), u64_at(n - 8))
-    } else if n >= 4 {
-        (u32_at(0) | (u32_at(n - 4) << 32), 0)
-    } else {
-        (w[0] as u64 | (w[n / 2] as u64) << 8 | (w[n - 1] as u64) << 16, 0)
+    match text.get(start..start + PACKED_KEY) {
+        Some(w) => {
+            let (m0, m1) = MASKS[n];
+            let lo = u64::from_le_bytes(w[..8].try_into().unwrap());
+            let hi = u64::from_le_bytes(w[8..].try_into().unwrap());
+            (lo & m0, hi & m1)
+        }
+        None => pack(&text[start..end]),
     }
 }
 
@@ -126,11 +153,18 @@ impl WordCache {
     /// The cached tokens of `word`.
     #[inline(always)]
     pub fn get(&self, word: &[u8]) -> Option<Hit> {
-        let n = word.len();
+        self.get_at(word, 0, word.len())
+    }
+
+    /// The cached tokens of the word `text[start..end]` ([`get`](Self::get); the key is read
+    /// with [`pack_at`], which may look at up to 16 bytes of `text` from `start`).
+    #[inline(always)]
+    pub fn get_at(&self, text: &[u8], start: usize, end: usize) -> Option<Hit> {
+        let n = end - start;
         if n == 0 || n > PACKED_KEY {
-            return self.get_long(word);
+            return self.get_long(&text[start..end]);
         }
-        let (k0, k1) = pack(word);
+        let (k0, k1) = pack_at(text, start, end);
         let mask = self.slots.len() - 1;
         let mut i = self.slot_hash(k0, k1, n) as usize & mask;
         loop {
@@ -277,6 +311,13 @@ mod tests {
             let w: Vec<u8> = (0..n).map(|i| b"ab\0\xff"[((x >> (4 + 2 * i)) & 3) as usize]).collect();
             let prev = seen.entry((pack(&w), n)).or_insert_with(|| w.clone());
             assert_eq!(*prev, w);
+            // The branch-free read of the same word inside a text (bytes after it ignored),
+            // and at the text's end (fewer than 16 bytes readable).
+            let mut text = vec![0xa5u8; 3];
+            text.extend_from_slice(&w);
+            text.extend((0..20).map(|i| (x >> (i % 60)) as u8));
+            assert_eq!(pack_at(&text, 3, 3 + n), pack(&w), "{w:?}");
+            assert_eq!(pack_at(&text[..3 + n], 3, 3 + n), pack(&w), "{w:?}");
         }
     }
 
