@@ -493,7 +493,9 @@ export function inWorker(source, options) {
     const message = { op: "load", config: o.config, name: o.name };
     if (source instanceof URL) message.url = source.href;
     else if (typeof source === "string") message.source = source;
-    else if (source instanceof Uint8Array) message.source = source.slice();
+    // `new Uint8Array(view)` always copies (a Buffer's `slice()` is a view of its pool, which the
+    // transfer below would detach from the caller).
+    else if (source instanceof Uint8Array) message.source = new Uint8Array(source);
     else if (source instanceof ArrayBuffer) message.source = new Uint8Array(source.slice(0));
     else throw new TypeError("the tokenizer must be given as a string, Uint8Array, ArrayBuffer or URL");
     // A copy of the bytes is moved to the worker, not cloned a second time (11 MB for qwen3).

@@ -715,7 +715,8 @@ impl Bpe {
         if ids.len() != lens.len() {
             return Err(corrupt("vocabulary ids and lengths differ in number"));
         }
-        let mut vocab: HashMap<Box<[u8]>, u32, _> = HashMap::with_capacity_and_hasher(ids.len(), Default::default());
+        let mut vocab: HashMap<Box<[u8]>, u32, _> =
+            HashMap::with_capacity_and_hasher(ids.len() / 4, Default::default()); // 4 bytes per id
         let mut at = 0usize;
         for (id, len) in le_u32s(ids).zip(le_u32s(lens)) {
             let end = at.checked_add(len as usize).filter(|&e| e <= blob.len());
