@@ -200,11 +200,24 @@ impl Encoding {
         PyList::new(py, self.d.enc.offsets.iter().copied())
     }
 
-    /// The vocabulary string of each token.
+    /// The vocabulary string of each token; padding tokens are the padding's ``pad_token``
+    /// (as ``tokenizers``, whose padding writes that string whatever ``pad_id`` names).
     #[getter]
     fn tokens<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let d = &self.d;
-        let work = || d.enc.ids.iter().map(|&id| d.tok.id_to_token(id).unwrap_or_default()).collect::<Vec<String>>();
+        let pad = d.tok.padding().map(|p| p.pad_token.as_str());
+        let work = || {
+            d.enc
+                .ids
+                .iter()
+                .zip(&d.enc.attention_mask)
+                .map(|(&id, &mask)| match (mask, pad) {
+                    // Only padding has attention 0.
+                    (0, Some(pad)) => pad.to_string(),
+                    _ => d.tok.id_to_token(id).unwrap_or_default(),
+                })
+                .collect::<Vec<String>>()
+        };
         let toks = if d.enc.len() >= DETACH_TOKENS { py.detach(work) } else { work() };
         PyList::new(py, toks)
     }
@@ -271,6 +284,60 @@ impl Encoding {
     /// The sequence that token ``token_index`` belongs to, as ``tokenizers``.
     fn token_to_sequence(&self, token_index: usize) -> Option<usize> {
         self.d.enc.token_to_sequence(token_index)
+    }
+
+    /// The word of each token (pre-tokenizer split, counted over the whole text), ``None``
+    /// for special tokens added by the post-processor and for padding, as ``tokenizers``.
+    #[getter]
+    fn word_ids(&self) -> Vec<Option<u32>> {
+        self.d.enc.word_ids.clone()
+    }
+
+    /// ``word_ids`` (deprecated there, as in ``tokenizers``: a ``DeprecationWarning``).
+    #[getter]
+    fn words(&self, py: Python<'_>) -> PyResult<Vec<Option<u32>>> {
+        let warning = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+        PyErr::warn(
+            py,
+            &warning,
+            c"Deprecated in 0.9.4: Encoding.words is deprecated, please use Encoding.word_ids instead.",
+            1,
+        )?;
+        Ok(self.word_ids())
+    }
+
+    /// The token range ``(start, end)`` of word ``word_index`` of sequence ``sequence_index``.
+    #[pyo3(signature = (word_index, sequence_index = 0))]
+    fn word_to_tokens(&self, word_index: u32, sequence_index: usize) -> Option<(usize, usize)> {
+        self.d.enc.word_to_tokens(word_index, sequence_index)
+    }
+
+    /// The character span ``(start, end)`` of word ``word_index`` of sequence ``sequence_index``.
+    #[pyo3(signature = (word_index, sequence_index = 0))]
+    fn word_to_chars(&self, py: Python<'_>, word_index: u32, sequence_index: usize) -> Option<(usize, usize)> {
+        self.d.enc.word_to_offsets(word_index, sequence_index, &self.d.char_offsets(py))
+    }
+
+    /// The character span of token ``token_index``.
+    fn token_to_chars(&self, py: Python<'_>, token_index: usize) -> Option<(usize, usize)> {
+        Some(self.d.enc.token_to_offsets(token_index, &self.d.char_offsets(py))?.1)
+    }
+
+    /// The word of token ``token_index`` within its sequence.
+    fn token_to_word(&self, token_index: usize) -> Option<u32> {
+        Some(self.d.enc.token_to_word(token_index)?.1)
+    }
+
+    /// The first token of sequence ``sequence_index`` whose character span holds ``char_pos``.
+    #[pyo3(signature = (char_pos, sequence_index = 0))]
+    fn char_to_token(&self, py: Python<'_>, char_pos: usize, sequence_index: usize) -> Option<usize> {
+        self.d.enc.offset_to_token(char_pos, sequence_index, &self.d.char_offsets(py))
+    }
+
+    /// The word of the token that holds ``char_pos`` in sequence ``sequence_index``.
+    #[pyo3(signature = (char_pos, sequence_index = 0))]
+    fn char_to_word(&self, py: Python<'_>, char_pos: usize, sequence_index: usize) -> Option<u32> {
+        self.d.enc.offset_to_word(char_pos, sequence_index, &self.d.char_offsets(py))
     }
 
     fn __len__(&self) -> usize {

@@ -37,7 +37,7 @@ use crate::engine::own::{OwnEngine, OwnPiece};
 use crate::error::{Error, Result};
 use crate::job::{Budget, EncodeOptions, JobOutput, Output, Progress, MIN_SLICE_PIECE_BYTES};
 use crate::post::RangeShape;
-use crate::split::{added::AddedMatcher, CutRules, Mode, Planner, ZoneCursor};
+use crate::split::{added::AddedMatcher, CutRules, Planner, ZoneCursor};
 use crate::tokenizer::{Tokenizer, FAST_PIECE_BYTES};
 
 const MAGIC: &[u8; 8] = b"YTKTOKZR";
@@ -412,11 +412,13 @@ impl CompactJob {
         let State { cursor, pieces, ids, .. } = &mut *st;
         let cancel = Some(self.cancelled.as_atomic());
         let out = catch_unwind(AssertUnwindSafe(|| -> Result<usize> {
-            let (end, mode): (usize, Mode) = tok.planner.next_piece(text, start, want.max(1), cursor);
+            let crate::split::Next { end, mode, joins_word } = tok.planner.next(text, start, want.max(1), cursor);
             let piece = &text[start..end];
             match self.output {
                 Output::Ids => tok.own.encode_ids_into(piece, mode, cancel, ids)?,
-                Output::Full => pieces.push(OwnPiece { start, tokens: tok.own.encode(piece, mode, cancel)? }),
+                Output::Full => {
+                    pieces.push(OwnPiece { start, tokens: tok.own.encode(piece, mode, cancel)?, joins_word })
+                }
             }
             Ok(end)
         }))

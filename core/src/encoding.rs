@@ -1,6 +1,7 @@
-//! The result of an encode: ids with their byte offsets into the input, the attention mask,
-//! the special-tokens mask and type ids — the fields of `tokenizers::Encoding` that a chunked
-//! encode reproduces exactly. Char offsets are derived on demand.
+//! The result of an encode: ids with their byte offsets into the input, word ids, the
+//! attention mask, the special-tokens mask and type ids — the fields of `tokenizers::Encoding`
+//! that a chunked encode reproduces exactly — and `tokenizers`' alignment methods over them
+//! (`word_to_tokens`, `token_to_word`, `char_to_token`, ...). Char offsets are derived on demand.
 
 /// An encoded text (or pair of texts). `offsets[i]` is the byte range of the input that token
 /// `i` came from — of the first text for tokens of sequence 0, of the pair's second text for
@@ -13,6 +14,12 @@ pub struct Encoding {
     pub type_ids: Vec<u32>,
     pub special_tokens_mask: Vec<u32>,
     pub attention_mask: Vec<u32>,
+    /// `tokenizers`' `word_ids`: the word (pre-tokenizer split, added tokens in the text
+    /// included) each token came from, counted per sequence over the whole text (a chunked
+    /// encode shifts each piece's words by the words of the pieces before it, less one where a
+    /// cut falls inside a split: `crate::pipeline::word_bases`); `None` for special tokens
+    /// added by the post-processor and for padding.
+    pub word_ids: Vec<Option<u32>>,
     /// The token range of each sequence, `(sequence id, range)` sorted by id, as `tokenizers`
     /// records them (its `sequence_ranges`). Empty means what it means there: one sequence
     /// that spans every token (then [`sequence_ids`](Self::sequence_ids) is all `Some(0)`).
@@ -31,6 +38,7 @@ impl From<tokenizers::Encoding> for Encoding {
             type_ids: enc.get_type_ids().to_vec(),
             special_tokens_mask: enc.get_special_tokens_mask().to_vec(),
             attention_mask: enc.get_attention_mask().to_vec(),
+            word_ids: enc.get_word_ids().to_vec(),
             sequence_ranges: hf_sequence_ranges(&enc),
             overflowing,
         }
@@ -120,9 +128,64 @@ impl Encoding {
         }
     }
 
+    /// `tokenizers`' `word_to_tokens(word, sequence_id)`: the token range `(start, end)` of
+    /// word `word` of sequence `sequence_id`. As there, the scan of the sequence's tokens stops
+    /// at the first token of a later word (tokens without a word are passed over).
+    pub fn word_to_tokens(&self, word: u32, sequence_id: usize) -> Option<(usize, usize)> {
+        let range = self.sequence_range(sequence_id);
+        let words = self.word_ids.get(range.clone())?;
+        let (mut start, mut end) = (None, None);
+        for (i, w) in words.iter().enumerate().take_while(|(_, w)| **w <= Some(word)) {
+            if *w == Some(word) {
+                start.get_or_insert(i);
+                end = Some(i + 1);
+            }
+        }
+        Some((range.start + start?, range.start + end?))
+    }
+
+    /// `tokenizers`' `word_to_chars` over `offsets` (this encoding's, or the same converted to
+    /// chars or UTF-16 units): the start of the word's first token and the end of its last.
+    pub fn word_to_offsets<O: Span>(&self, word: u32, sequence_id: usize, offsets: &[O]) -> Option<(usize, usize)> {
+        let (start, end) = self.word_to_tokens(word, sequence_id)?;
+        if end == 0 {
+            return None;
+        }
+        Some((offsets.get(start)?.span().0, offsets.get(end - 1)?.span().1))
+    }
+
+    /// `tokenizers`' `token_to_word(token)`: `(sequence, word)`.
+    pub fn token_to_word(&self, token: usize) -> Option<(usize, u32)> {
+        Some((self.token_to_sequence(token)?, (*self.word_ids.get(token)?)?))
+    }
+
+    /// `tokenizers`' `token_to_chars(token)` over `offsets`: `(sequence, offsets[token])`.
+    pub fn token_to_offsets<O: Span>(&self, token: usize, offsets: &[O]) -> Option<(usize, (usize, usize))> {
+        Some((self.token_to_sequence(token)?, offsets.get(token)?.span()))
+    }
+
+    /// `tokenizers`' `char_to_token(pos, sequence_id)` over `offsets`: the first token of
+    /// sequence `sequence_id` whose range `[start, end)` holds `pos`.
+    pub fn offset_to_token<O: Span>(&self, pos: usize, sequence_id: usize, offsets: &[O]) -> Option<usize> {
+        let range = self.sequence_range(sequence_id);
+        offsets
+            .get(range.clone())?
+            .iter()
+            .position(|o| {
+                let (s, e) = o.span();
+                pos >= s && pos < e
+            })
+            .map(|i| range.start + i)
+    }
+
+    /// `tokenizers`' `char_to_word(pos, sequence_id)` over `offsets`.
+    pub fn offset_to_word<O: Span>(&self, pos: usize, sequence_id: usize, offsets: &[O]) -> Option<u32> {
+        Some(self.token_to_word(self.offset_to_token(pos, sequence_id, offsets)?)?.1)
+    }
+
     /// `tokenizers`' `Encoding::pad`: pad to `target` tokens (nothing when already as long),
-    /// overflowing encodings included; padding tokens have offsets `(0, 0)`, attention mask 0
-    /// and special-tokens mask 1, and left padding shifts the sequence ranges.
+    /// overflowing encodings included; padding tokens have offsets `(0, 0)`, no word, attention
+    /// mask 0 and special-tokens mask 1, and left padding shifts the sequence ranges.
     pub fn pad(&mut self, target: usize, pad_id: u32, pad_type_id: u32, left: bool) {
         for o in &mut self.overflowing {
             o.pad(target, pad_id, pad_type_id, left);
@@ -144,6 +207,7 @@ impl Encoding {
         grow(&mut self.attention_mask, k, 0, left);
         grow(&mut self.special_tokens_mask, k, 1, left);
         grow(&mut self.offsets, k, (0, 0), left);
+        grow(&mut self.word_ids, k, None, left);
         if left {
             // An empty range stays `0..0`: where it sits is not observable, and `From` can
             // only rebuild it as `0..0` (see `hf_sequence_ranges`).
@@ -171,6 +235,24 @@ impl Encoding {
     /// Offsets in UTF-16 code units (JavaScript string indices) for the `text` that was encoded.
     pub fn utf16_offsets(&self, text: &str) -> Vec<(usize, usize)> {
         byte_to_utf16_offsets(text, &self.offsets)
+    }
+}
+
+/// A `(start, end)` offset pair as the alignment methods read it (the byte offsets of an
+/// [`Encoding`], or char / UTF-16 offsets a binding derived from them, in its own layout).
+pub trait Span {
+    fn span(&self) -> (usize, usize);
+}
+
+impl Span for (usize, usize) {
+    fn span(&self) -> (usize, usize) {
+        *self
+    }
+}
+
+impl Span for [i64; 2] {
+    fn span(&self) -> (usize, usize) {
+        (self[0] as usize, self[1] as usize)
     }
 }
 

@@ -133,7 +133,7 @@ pub struct Progress {
 
 enum PieceOut {
     /// From the reference engine.
-    Full(HfEncoding),
+    Full(crate::pipeline::RefPiece),
     /// From the own engine.
     Own(OwnPiece),
     Ids(Vec<u32>),
@@ -154,6 +154,7 @@ pub(crate) struct Claim {
     start: usize,
     end: usize,
     mode: Mode,
+    joins_word: bool,
 }
 
 impl Claim {
@@ -279,10 +280,9 @@ impl EncodeJob {
             return None;
         }
         let start = p.next_start;
-        let planned = catch_unwind(AssertUnwindSafe(|| {
-            self.inner.planner.next_piece(&self.text, start, want.max(1), &mut p.cursor)
-        }));
-        let (end, mode) = match planned {
+        let planned =
+            catch_unwind(AssertUnwindSafe(|| self.inner.planner.next(&self.text, start, want.max(1), &mut p.cursor)));
+        let crate::split::Next { end, mode, joins_word } = match planned {
             Ok(x) => x,
             Err(payload) => {
                 p.error = Some(Error::from_panic(payload));
@@ -293,7 +293,7 @@ impl EncodeJob {
         p.claimed += 1;
         p.next_start = end;
         p.results.push(None);
-        Some(Claim { index, start, end, mode })
+        Some(Claim { index, start, end, mode, joins_word })
     }
 
     /// Encode a claimed piece and record its result. Returns the piece's byte length.
@@ -334,7 +334,7 @@ impl EncodeJob {
                 own.encode_ids(piece, c.mode, Some(self.cancelled.as_atomic())).map(PieceOut::Ids)
             } else {
                 own.encode(piece, c.mode, Some(self.cancelled.as_atomic()))
-                    .map(|tokens| PieceOut::Own(OwnPiece { start: c.start, tokens }))
+                    .map(|tokens| PieceOut::Own(OwnPiece { start: c.start, tokens, joins_word: c.joins_word }))
             };
         }
         let enc = crate::pipeline::encode_piece(
@@ -345,7 +345,8 @@ impl EncodeJob {
             c.mode,
             !ids_only,
         )?;
-        Ok(if ids_only { PieceOut::Ids(enc.get_ids().to_vec()) } else { PieceOut::Full(enc) })
+        let enc = crate::pipeline::RefPiece { joins_word: c.joins_word, ..enc };
+        Ok(if ids_only { PieceOut::Ids(enc.enc.get_ids().to_vec()) } else { PieceOut::Full(enc) })
     }
 
     /// Claim and run one piece. `false` when nothing was left to claim.
@@ -512,7 +513,7 @@ impl EncodeJob {
                     Output::Full => JobOutput::Full(enc),
                 });
             }
-            let encoding = |full: Vec<HfEncoding>, own: Vec<OwnPiece>| -> Result<Encoding> {
+            let encoding = |full: Vec<crate::pipeline::RefPiece>, own: Vec<OwnPiece>| -> Result<Encoding> {
                 let mut enc = match inner.own() {
                     Some(engine) => engine.assemble(&inner.tok, own, add)?,
                     None => crate::pipeline::assemble(&inner.tok, full, add)?,
@@ -536,7 +537,7 @@ impl EncodeJob {
     }
 }
 
-type Split = (Vec<HfEncoding>, Vec<OwnPiece>, Vec<u32>);
+type Split = (Vec<crate::pipeline::RefPiece>, Vec<OwnPiece>, Vec<u32>);
 
 fn split_results(results: Vec<Option<PieceOut>>) -> Result<Split> {
     let mut full = Vec::with_capacity(results.len());
@@ -555,7 +556,7 @@ fn split_results(results: Vec<Option<PieceOut>>) -> Result<Split> {
 
 /// The pieces as one unprocessed `tokenizers::Encoding`. Ids-only pieces (fast engine) carry
 /// no offsets or token strings: what the post-processor does with ids does not read them.
-fn raw_encoding(inner: &Inner, full: Vec<HfEncoding>, own: Vec<OwnPiece>, ids: Vec<u32>) -> HfEncoding {
+fn raw_encoding(inner: &Inner, full: Vec<crate::pipeline::RefPiece>, own: Vec<OwnPiece>, ids: Vec<u32>) -> HfEncoding {
     if !own.is_empty() {
         return crate::engine::own::to_hf(&inner.tok, &own);
     }
@@ -573,9 +574,5 @@ fn raw_encoding(inner: &Inner, full: Vec<HfEncoding>, own: Vec<OwnPiece>, ids: V
             Default::default(),
         );
     }
-    if full.len() == 1 {
-        full.into_iter().next().unwrap()
-    } else {
-        HfEncoding::merge(full, false)
-    }
+    crate::pipeline::merge(full)
 }

@@ -10,8 +10,31 @@ use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::split::Mode;
 
+/// One piece's reference encoding and its number of words (pre-tokenizer splits, tokenized
+/// or not: `into_encoding` numbers a token's word by its split's index), so that pieces'
+/// words can be numbered over the whole text ([`merge`]).
+pub(crate) struct RefPiece {
+    pub(crate) enc: HfEncoding,
+    pub(crate) n_words: u32,
+    /// Whether the piece's first word is the previous piece's last ([`crate::split::Next`]);
+    /// [`encode_piece`] leaves it `false`, the caller sets what the planner said.
+    pub(crate) joins_word: bool,
+}
+
+/// The word base of each piece: the words of the pieces before it, less one where a piece's
+/// first word continues the previous piece's last (`(n_words, joins_word)` per piece).
+pub(crate) fn word_bases(pieces: impl Iterator<Item = (u32, bool)>) -> impl Iterator<Item = u32> {
+    let mut next = 0u32;
+    pieces.map(move |(n, joins)| {
+        let base = if joins { next.saturating_sub(1) } else { next };
+        next = base + n;
+        base
+    })
+}
+
 /// Encode `text[range]` (a piece chosen by the planner) in `mode`; offsets are byte offsets in
-/// the whole text. `continuation` is the normalizer for [`Mode::Continuation`].
+/// the whole text, words are counted from 0 within the piece. `continuation` is the normalizer
+/// for [`Mode::Continuation`].
 pub(crate) fn encode_piece(
     tok: &tokenizers::Tokenizer,
     continuation: Option<&Option<NormalizerWrapper>>,
@@ -19,7 +42,7 @@ pub(crate) fn encode_piece(
     range: std::ops::Range<usize>,
     mode: Mode,
     with_offsets: bool,
-) -> Result<HfEncoding> {
+) -> Result<RefPiece> {
     let piece = &text[range.clone()];
     let normalizer = match (mode, continuation) {
         (Mode::Continuation, Some(cont)) => cont.as_ref(),
@@ -30,6 +53,7 @@ pub(crate) fn encode_piece(
         pre.pre_tokenize(&mut pts).map_err(Error::tokenize)?;
     }
     tok.get_model().tokenize_in_pretokenized(&mut pts, None).map_err(Error::tokenize)?;
+    let n_words = pts.get_splits(tokenizers::OffsetReferential::Original, OffsetType::None).len() as u32;
     let offset_type = if with_offsets { OffsetType::Byte } else { OffsetType::None };
     let mut enc = pts.into_encoding(None, 0, offset_type).map_err(Error::tokenize)?;
     if with_offsets && range.start != 0 {
@@ -38,16 +62,38 @@ pub(crate) fn encode_piece(
             o.1 += range.start;
         }
     }
-    Ok(enc)
+    Ok(RefPiece { enc, n_words, joins_word: false })
+}
+
+/// Concatenate piece encodings (in order), each piece's words shifted by its word base
+/// ([`word_bases`]; `Encoding::merge` keeps them as they are): the whole text's encoding.
+pub(crate) fn merge(pieces: Vec<RefPiece>) -> HfEncoding {
+    if pieces.len() == 1 {
+        return pieces.into_iter().next().unwrap().enc;
+    }
+    let bases: Vec<u32> = word_bases(pieces.iter().map(|p| (p.n_words, p.joins_word))).collect();
+    let encs: Vec<HfEncoding> = pieces
+        .into_iter()
+        .zip(bases)
+        .map(|(mut p, base)| {
+            if base != 0 {
+                for w in p.enc.get_word_ids_mut().iter_mut().flatten() {
+                    *w += base;
+                }
+            }
+            p.enc
+        })
+        .collect();
+    HfEncoding::merge(encs, false)
 }
 
 /// Concatenate piece encodings (in order) and apply the tokenizer's post-processor once.
 pub(crate) fn assemble(
     tok: &tokenizers::Tokenizer,
-    pieces: Vec<HfEncoding>,
+    pieces: Vec<RefPiece>,
     add_special_tokens: bool,
 ) -> Result<Encoding> {
-    let merged = if pieces.len() == 1 { pieces.into_iter().next().unwrap() } else { HfEncoding::merge(pieces, false) };
+    let merged = merge(pieces);
     let processed = tok.post_process(merged, None, add_special_tokens).map_err(Error::tokenize)?;
     Ok(Encoding::from(processed))
 }

@@ -82,11 +82,66 @@ fn attempt<T>(f: impl FnOnce() -> tokenizers::Result<T>) -> Option<T> {
 
 fn check(what: &str, got: yieldtok::Result<Encoding>, want: Option<tokenizers::Encoding>) {
     match (got, want) {
-        (Ok(g), Some(w)) => same(what, &g, &Encoding::from(w)),
+        (Ok(g), Some(w)) => {
+            alignment(what, &g, &w);
+            same(what, &g, &Encoding::from(w))
+        }
         (Err(_), None) => {}
         (Ok(g), None) => panic!("{what}: tokenizers fails, yieldtok gives {} tokens", g.len()),
         (Err(e), Some(_)) => panic!("{what}: yieldtok fails: {e}"),
     }
+}
+
+/// The alignment methods against `tokenizers`' own on its encoding (offsets of the same kind on
+/// both sides), overflowing parts included: at every index (and just past the ends) of short
+/// encodings, at a spread of indices plus both ends of long ones (each call scans the tokens).
+fn alignment(what: &str, g: &Encoding, w: &tokenizers::Encoding) {
+    let n = w.len();
+    let n_words = w.get_word_ids().iter().flatten().max().map_or(0, |m| m + 1);
+    let n_pos = w.get_offsets().iter().map(|o| o.1).max().unwrap_or(0);
+    for seq in 0..3 {
+        for word in indices(n_words as usize + 2) {
+            let word = word as u32;
+            assert_eq!(
+                g.word_to_tokens(word, seq),
+                w.word_to_tokens(word, seq),
+                "{what}: word_to_tokens({word}, {seq})"
+            );
+            assert_eq!(
+                g.word_to_offsets(word, seq, &g.offsets),
+                w.word_to_chars(word, seq),
+                "{what}: word_to_chars({word}, {seq})"
+            );
+        }
+        // From just before the first token's start (an overflowing part starts far in).
+        let lo = w.get_offsets().iter().filter(|o| o.1 > o.0).map(|o| o.0).min().unwrap_or(0).saturating_sub(2);
+        for pos in [0, 1].into_iter().chain(indices(n_pos + 2 - lo.min(n_pos)).map(|i| lo + i)) {
+            assert_eq!(
+                g.offset_to_token(pos, seq, &g.offsets),
+                w.char_to_token(pos, seq),
+                "{what}: char_to_token({pos}, {seq})"
+            );
+            assert_eq!(
+                g.offset_to_word(pos, seq, &g.offsets),
+                w.char_to_word(pos, seq),
+                "{what}: char_to_word({pos}, {seq})"
+            );
+        }
+    }
+    for t in indices(n + 2) {
+        assert_eq!(g.token_to_word(t), w.token_to_word(t), "{what}: token_to_word({t})");
+        assert_eq!(g.token_to_offsets(t, &g.offsets), w.token_to_chars(t), "{what}: token_to_chars({t})");
+        assert_eq!(g.token_to_sequence(t), w.token_to_sequence(t), "{what}: token_to_sequence({t})");
+    }
+    for (k, (a, b)) in g.overflowing.iter().zip(w.get_overflowing()).enumerate() {
+        alignment(&format!("{what} overflowing[{k}]"), a, b);
+    }
+}
+
+/// `0..n` when short; else its first and last 40 and about 120 spread in between.
+fn indices(n: usize) -> impl Iterator<Item = usize> {
+    let step = (n.saturating_sub(80) / 120).max(1);
+    (0..n).filter(move |&i| n <= 200 || i < 40 || i + 40 >= n || i % step == 0)
 }
 
 /// Field by field, with short messages (encodings can be long).
@@ -97,6 +152,7 @@ fn same(what: &str, g: &Encoding, w: &Encoding) {
     assert!(g.attention_mask == w.attention_mask, "{what}: attention mask");
     assert!(g.special_tokens_mask == w.special_tokens_mask, "{what}: special tokens mask");
     assert!(g.offsets == w.offsets, "{what}: offsets");
+    assert!(g.word_ids == w.word_ids, "{what}: word ids");
     assert!(g.sequence_ids() == w.sequence_ids(), "{what}: sequence ids");
     assert_eq!(g.sequence_ranges, w.sequence_ranges, "{what}: sequence ranges");
     assert_eq!(g.overflowing.len(), w.overflowing.len(), "{what}: overflowing parts");

@@ -261,6 +261,30 @@ class Encoding:
     def token_to_sequence(self, token_index: int) -> Optional[int]:
         """The sequence token ``token_index`` belongs to, as ``tokenizers``."""
     @property
+    def word_ids(self) -> List[Optional[int]]:
+        """The word (pre-tokenizer split; an added token in the text is a word) each token came
+        from, counted per sequence from 0 over the whole text, also when a long text was encoded
+        in pieces; ``None`` for special tokens added by the post-processor and for padding."""
+    @property
+    def words(self) -> List[Optional[int]]:
+        """``word_ids``, deprecated as in ``tokenizers`` (emits its ``DeprecationWarning``)."""
+    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> Optional[Tuple[int, int]]:
+        """The tokens ``(start, end)`` of word ``word_index`` of sequence ``sequence_index``
+        (``None`` when no token has that word), as ``tokenizers``."""
+    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> Optional[Tuple[int, int]]:
+        """The character span ``(start, end)`` of word ``word_index`` of sequence
+        ``sequence_index``: from its first token's start to its last token's end."""
+    def token_to_chars(self, token_index: int) -> Optional[Tuple[int, int]]:
+        """The character offsets of token ``token_index`` (in its own sequence's text)."""
+    def token_to_word(self, token_index: int) -> Optional[int]:
+        """The word of token ``token_index`` within its sequence (``None`` for special tokens
+        added by the post-processor, padding, or an index out of range)."""
+    def char_to_token(self, char_pos: int, sequence_index: int = 0) -> Optional[int]:
+        """The first token of sequence ``sequence_index`` whose character span holds
+        ``char_pos``."""
+    def char_to_word(self, char_pos: int, sequence_index: int = 0) -> Optional[int]:
+        """The word of that token (``char_to_token``, then ``token_to_word``)."""
+    @property
     def byte_offsets(self) -> List[Tuple[int, int]]:
         """The same offsets in UTF-8 bytes (what the core and the Rust ``tokenizers`` report); for a
         pair's encoding the char offsets (converted per text before post-processing)."""

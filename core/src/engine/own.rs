@@ -41,6 +41,8 @@ pub(crate) fn build(json: &str) -> std::result::Result<Engine, String> {
 pub(crate) struct OwnPiece {
     pub(crate) start: usize,
     pub(crate) tokens: Tokens,
+    /// Whether the first word continues the previous piece's last ([`crate::split::Next`]).
+    pub(crate) joins_word: bool,
 }
 
 /// How full pieces become an [`Encoding`].
@@ -131,9 +133,12 @@ impl OwnEngine {
         let mut cur = ZoneCursor::default();
         let mut start = 0;
         while start < text.len() || (text.is_empty() && out.is_empty()) {
-            let (end, mode) =
-                if text.is_empty() { (0, Mode::Normal) } else { planner.next_piece(text, start, target, &mut cur) };
-            let want =
+            let crate::split::Next { end, mode, joins_word } = if text.is_empty() {
+                crate::split::Next { end: 0, mode: Mode::Normal, joins_word: false }
+            } else {
+                planner.next(text, start, target, &mut cur)
+            };
+            let crate::pipeline::RefPiece { enc: want, n_words, .. } =
                 crate::pipeline::encode_piece(tok, planner.rules.continuation.as_ref(), text, start..end, mode, true)
                     .map_err(|e| format!("reference piece encode failed: {e}"))?;
             let got = self.encode(&text[start..end], mode, None).map_err(|e| format!("engine encode failed: {e}"))?;
@@ -148,10 +153,10 @@ impl OwnEngine {
             if offsets != want.get_offsets() {
                 return Err(at("byte offsets"));
             }
-            if got.words.iter().map(|&w| Some(w)).ne(want.get_word_ids().iter().copied()) {
+            if got.words.iter().map(|&w| Some(w)).ne(want.get_word_ids().iter().copied()) || got.n_words != n_words {
                 return Err(at("words"));
             }
-            out.push(OwnPiece { start, tokens: got });
+            out.push(OwnPiece { start, tokens: got, joins_word });
             if end == start {
                 break;
             }
@@ -171,7 +176,10 @@ impl OwnEngine {
         for add in [false, true] {
             for (text, target, pieces) in plans {
                 let want = Encoding::from(tok.encode(*text, add).map_err(|e| format!("reference encode failed: {e}"))?);
-                let copy = pieces.iter().map(|p| OwnPiece { start: p.start, tokens: p.tokens.clone() }).collect();
+                let copy = pieces
+                    .iter()
+                    .map(|p| OwnPiece { start: p.start, tokens: p.tokens.clone(), joins_word: p.joins_word })
+                    .collect();
                 let mut got = self.assemble(tok, copy, add).map_err(|e| e.to_string())?;
                 if let Some(shape) = &range_shape[add as usize] {
                     got.sequence_ranges = shape.ranges(got.len());
@@ -289,13 +297,12 @@ pub(crate) fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncod
     let mut tokens = Vec::with_capacity(n);
     let mut words = Vec::with_capacity(n);
     let mut offsets = Vec::with_capacity(n);
-    let mut word_base = 0u32;
-    for p in pieces {
+    let bases = crate::pipeline::word_bases(pieces.iter().map(|p| (p.tokens.n_words, p.joins_word)));
+    for (p, word_base) in pieces.iter().zip(bases) {
         ids.extend_from_slice(&p.tokens.ids);
         tokens.extend(p.tokens.ids.iter().map(|&id| tok.id_to_token(id).unwrap_or_default()));
         words.extend(p.tokens.words.iter().map(|&w| Some(word_base + w)));
         offsets.extend(p.tokens.offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));
-        word_base += p.tokens.n_words;
     }
     HfEncoding::new(ids, vec![0; n], tokens, words, offsets, vec![0; n], vec![1; n], vec![], Default::default())
 }
@@ -379,6 +386,7 @@ impl Frame {
         let mut e = Encoding {
             ids: Vec::with_capacity(total),
             offsets: Vec::with_capacity(total),
+            word_ids: Vec::with_capacity(total),
             type_ids: Vec::with_capacity(total),
             special_tokens_mask: Vec::with_capacity(total),
             attention_mask: vec![1; total],
@@ -393,13 +401,17 @@ impl Frame {
             }
         };
         special(&mut e, prefix);
-        for p in pieces {
+        e.word_ids.resize(prefix.len(), None);
+        let bases = crate::pipeline::word_bases(pieces.iter().map(|p| (p.tokens.n_words, p.joins_word)));
+        for (p, word_base) in pieces.iter().zip(bases) {
             e.ids.extend_from_slice(&p.tokens.ids);
             e.offsets.extend(p.tokens.offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));
+            e.word_ids.extend(p.tokens.words.iter().map(|&w| Some(word_base + w)));
         }
         e.type_ids.resize(prefix.len() + n, content_type);
         e.special_tokens_mask.resize(prefix.len() + n, 0);
         special(&mut e, suffix);
+        e.word_ids.resize(total, None);
         e
     }
 }

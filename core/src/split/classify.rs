@@ -101,6 +101,13 @@ impl CutRules {
         !matches!(self.family, Family::Unchunked(_))
     }
 
+    /// Whether a cut other than an added-token edge can fall inside one pre-tokenizer split
+    /// (so inside a word): the SentencePiece family has no pre-tokenizer, one split between
+    /// added tokens; the regex family cuts only where the whole text's splits end.
+    pub(crate) fn cuts_inside_words(&self) -> bool {
+        matches!(self.family, Family::SentencePieceBpe)
+    }
+
     /// Human-readable summary (for `tok.chunking()` and logs).
     pub fn describe(&self) -> String {
         match &self.family {

@@ -31,5 +31,5 @@ pub(crate) mod selfcheck;
 
 pub use classify::{CutRules, Family};
 pub use plan::ZoneCursor;
-pub(crate) use plan::{Mode, Planner};
+pub(crate) use plan::{Mode, Next, Planner};
 pub(crate) use selfcheck::self_check;

@@ -22,6 +22,18 @@ pub(crate) struct Planner {
     pub(crate) added: AddedMatcher,
 }
 
+/// A planned piece: where it ends, its mode, and whether its first word (pre-tokenizer
+/// split) is the previous piece's last one: `tokenizers` numbers the words of the whole text
+/// by split, so a cut inside a split (the SentencePiece family has one split between added
+/// tokens) must not start a new word there. Cuts at added-token edges and the regex family's
+/// cuts are split boundaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Next {
+    pub(crate) end: usize,
+    pub(crate) mode: Mode,
+    pub(crate) joins_word: bool,
+}
+
 /// Walk state over one text: the zones found so far that may still matter.
 #[derive(Debug, Default)]
 pub struct ZoneCursor {
@@ -57,12 +69,33 @@ impl Planner {
     /// The piece that starts at `start` (a safe cut): its end and its mode. `target` is the
     /// wanted size in bytes; the piece grows past it until a safe cut is found.
     pub(crate) fn next_piece(&self, text: &str, start: usize, target: usize, cur: &mut ZoneCursor) -> (usize, Mode) {
+        let next = self.next(text, start, target, cur);
+        (next.end, next.mode)
+    }
+
+    /// [`next_piece`](Self::next_piece) and whether the piece's first word is the previous
+    /// piece's last one (see [`Next::joins_word`]).
+    pub(crate) fn next(&self, text: &str, start: usize, target: usize, cur: &mut ZoneCursor) -> Next {
         let len = text.len();
         Self::drop_before(cur, start);
         self.fill(text, cur, start.saturating_add(target).min(len));
         let starts_after_added = cur.zones.iter().any(|z| z.kind == ZoneKind::Edge && z.end == start);
         let starts_at_added = cur.zones.iter().any(|z| z.kind == ZoneKind::Edge && z.start == start);
-        let mode = if self.rules.continuation.is_some() && start != 0 && !starts_after_added && !starts_at_added {
+        let joins_word = start != 0 && !starts_after_added && !starts_at_added && self.rules.cuts_inside_words();
+        let (end, mode) = self.piece_end(text, start, target, cur, starts_after_added || starts_at_added);
+        Next { end, mode, joins_word }
+    }
+
+    fn piece_end(
+        &self,
+        text: &str,
+        start: usize,
+        target: usize,
+        cur: &mut ZoneCursor,
+        at_added_edge: bool,
+    ) -> (usize, Mode) {
+        let len = text.len();
+        let mode = if self.rules.continuation.is_some() && start != 0 && !at_added_edge {
             Mode::Continuation
         } else {
             Mode::Normal

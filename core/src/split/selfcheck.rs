@@ -69,10 +69,10 @@ pub(crate) fn self_check(tok: &tokenizers::Tokenizer, planner: &Planner, text: &
     let mut cur = ZoneCursor::default();
     let mut start = 0;
     while start < text.len() {
-        let (end, mode) = planner.next_piece(text, start, 1, &mut cur);
+        let super::Next { end, mode, joins_word } = planner.next(text, start, 1, &mut cur);
         let enc = crate::pipeline::encode_piece(tok, planner.rules.continuation.as_ref(), text, start..end, mode, true)
             .map_err(|e| format!("piece encode failed: {e}"))?;
-        pieces.push(enc);
+        pieces.push(crate::pipeline::RefPiece { joins_word, ..enc });
         start = end;
     }
     let cuts = pieces.len().saturating_sub(1);
@@ -88,6 +88,9 @@ pub(crate) fn self_check(tok: &tokenizers::Tokenizer, planner: &Planner, text: &
     }
     if chunked.offsets != whole.get_offsets() {
         return Err("offsets differ from the whole encode on the self-check sample".into());
+    }
+    if chunked.word_ids != whole.get_word_ids() {
+        return Err("word ids differ from the whole encode on the self-check sample".into());
     }
     Ok(cuts)
 }

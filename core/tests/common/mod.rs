@@ -105,6 +105,15 @@ pub fn assert_same(what: &str, text: &str, got: &Encoding, want: &Encoding) {
     if got == want {
         return;
     }
+    if got.ids == want.ids && got.offsets == want.offsets && got.word_ids != want.word_ids {
+        let at = got.word_ids.iter().zip(&want.word_ids).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+        let lo = at.saturating_sub(3);
+        panic!(
+            "{what}: word ids differ at token {at}: got {:?} want {:?}",
+            &got.word_ids[lo..(at + 3).min(got.len())],
+            &want.word_ids[lo..(at + 3).min(want.len())]
+        );
+    }
     let at = got
         .ids
         .iter()
