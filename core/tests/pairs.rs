@@ -133,7 +133,13 @@ fn alignment(what: &str, g: &Encoding, w: &tokenizers::Encoding) {
         assert_eq!(g.token_to_offsets(t, &g.offsets), w.token_to_chars(t), "{what}: token_to_chars({t})");
         assert_eq!(g.token_to_sequence(t), w.token_to_sequence(t), "{what}: token_to_sequence({t})");
     }
+    // The first parts and the last (a short max length makes hundreds; each part's fields are
+    // compared by `same`, the Python suite runs the methods on every part).
+    let parts = g.overflowing.len().min(w.get_overflowing().len());
     for (k, (a, b)) in g.overflowing.iter().zip(w.get_overflowing()).enumerate() {
+        if k >= 2 && k + 1 != parts {
+            continue;
+        }
         alignment(&format!("{what} overflowing[{k}]"), a, b);
     }
 }
