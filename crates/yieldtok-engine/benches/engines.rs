@@ -41,27 +41,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// gpt4o's `model.vocab` has ids above its dense prefix that are added tokens: fastokens
-/// refuses a gapped vocabulary, so those entries go (they are still matched as added tokens).
-fn dense_for_fastokens(json: &str) -> serde_json::Value {
-    let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
-    let added: Vec<(String, u64)> = v["added_tokens"]
-        .as_array()
-        .map(|a| a.iter().map(|t| (t["content"].as_str().unwrap().to_string(), t["id"].as_u64().unwrap())).collect())
-        .unwrap_or_default();
-    if let Some(vocab) = v["model"]["vocab"].as_object_mut() {
-        // The dense prefix 0..n of the ids (not the vocabulary's size: gpt4o's gapped ids sit
-        // below that, so they were kept and fastokens refused the vocabulary).
-        let mut ids: Vec<u64> = vocab.values().filter_map(|i| i.as_u64()).collect();
-        ids.sort_unstable();
-        let n = ids.iter().enumerate().take_while(|&(i, &id)| i as u64 == id).count() as u64;
-        vocab.retain(|k, id| {
-            id.as_u64().is_some_and(|id| id < n) || !added.iter().any(|(c, i)| c == k && Some(*i) == id.as_u64())
-        });
-    }
-    v
-}
-
 struct Row {
     name: &'static str,
     input: &'static str,
@@ -107,7 +86,7 @@ fn main() {
         let t_hf = load(&mut || hf = Some(tokenizers::Tokenizer::from_file(&path).unwrap()));
         let hf = hf.unwrap();
         let mut fast = None;
-        let t_fast = load(&mut || fast = fastokens::Tokenizer::from_json(dense_for_fastokens(&json)).ok());
+        let t_fast = load(&mut || fast = fastokens::Tokenizer::from_json(fixtures::dense_for_fastokens(&json)).ok());
         let count = |t: &str| engine.count(t, &opts);
         let doc = corpus::document_tokens(160_000, count).unwrap();
         println!(

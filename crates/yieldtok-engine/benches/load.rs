@@ -31,28 +31,12 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// See `benches/engines.rs`: fastokens refuses gpt4o's gapped vocabulary.
-fn dense_for_fastokens(json: &str) -> String {
-    let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
-    let added: Vec<(String, u64)> = v["added_tokens"]
-        .as_array()
-        .map(|a| a.iter().map(|t| (t["content"].as_str().unwrap().to_string(), t["id"].as_u64().unwrap())).collect())
-        .unwrap_or_default();
-    if let Some(vocab) = v["model"]["vocab"].as_object_mut() {
-        let n = vocab.len() as u64;
-        vocab.retain(|k, id| {
-            id.as_u64().is_some_and(|id| id < n) || !added.iter().any(|(c, i)| c == k && Some(*i) == id.as_u64())
-        });
-    }
-    v.to_string()
-}
-
 /// The input of `kind` for `name`, as bytes in memory.
 fn input(kind: &str, name: &str) -> Vec<u8> {
     let json = std::fs::read_to_string(fixtures::tokenizer_json(name).expect("fixture")).unwrap();
     match kind {
         "engine compact" => Engine::from_json(&json).unwrap().to_bytes().unwrap(),
-        "fastokens" => dense_for_fastokens(&json).into_bytes(),
+        "fastokens" => fixtures::dense_for_fastokens(&json).to_string().into_bytes(),
         _ => json.into_bytes(),
     }
 }

@@ -64,11 +64,7 @@ fn main() {
         texts.truncate(n);
     }
     let which = match mode {
-        "fast" => {
-            let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
-            dense(&mut v);
-            Which::Fast(fastokens::Tokenizer::from_json(v).unwrap())
-        }
+        "fast" => Which::Fast(fastokens::Tokenizer::from_json(fixtures::dense_for_fastokens(&json)).unwrap()),
         m => Which::Own(engine, m == "full"),
     };
     let bytes: usize = texts.iter().map(String::len).sum();
@@ -93,22 +89,4 @@ fn cpu(clock: libc::clockid_t) -> f64 {
     // SAFETY: a valid out-pointer for clock_gettime.
     unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-/// fastokens needs dense vocabulary ids: drop the entries above the dense prefix that are
-/// also added tokens with the same content and id (gpt4o; they are still matched as added
-/// tokens), as yieldtok's core did before building it.
-pub fn dense(v: &mut serde_json::Value) {
-    let added: Vec<(String, u64)> = v["added_tokens"]
-        .as_array()
-        .map(|a| a.iter().map(|t| (t["content"].as_str().unwrap().to_string(), t["id"].as_u64().unwrap())).collect())
-        .unwrap_or_default();
-    if let Some(vocab) = v["model"]["vocab"].as_object_mut() {
-        let mut ids: Vec<u64> = vocab.values().filter_map(|i| i.as_u64()).collect();
-        ids.sort_unstable();
-        let prefix = ids.iter().enumerate().take_while(|&(i, &id)| i as u64 == id).count() as u64;
-        vocab.retain(|k, id| {
-            id.as_u64().is_some_and(|id| id < prefix) || !added.iter().any(|(c, i)| c == k && Some(*i) == id.as_u64())
-        });
-    }
 }

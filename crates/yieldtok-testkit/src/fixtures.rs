@@ -85,3 +85,25 @@ pub fn dir(name: &str) -> Result<PathBuf, FixtureError> {
 pub fn tokenizer_json(name: &str) -> Result<PathBuf, FixtureError> {
     dir(name).map(|d| d.join("tokenizer.json"))
 }
+
+/// A fixture's `tokenizer.json` as standalone fastokens (the benchmarks' peer) accepts it:
+/// fastokens refuses a gapped vocabulary, and gpt4o's `model.vocab` has ids above its dense
+/// prefix `0..n` that are also added tokens with the same content and id; those entries go
+/// (they are still matched as added tokens). The prefix is the run of ids `0, 1, 2, ...`, not
+/// the vocabulary's size: gpt4o's gaps sit below that size.
+pub fn dense_for_fastokens(json: &str) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(json).expect("tokenizer.json is JSON");
+    let added: Vec<(String, u64)> = v["added_tokens"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| Some((t["content"].as_str()?.to_string(), t["id"].as_u64()?))).collect())
+        .unwrap_or_default();
+    if let Some(vocab) = v["model"]["vocab"].as_object_mut() {
+        let mut ids: Vec<u64> = vocab.values().filter_map(|i| i.as_u64()).collect();
+        ids.sort_unstable();
+        let n = ids.iter().enumerate().take_while(|&(i, &id)| i as u64 == id).count() as u64;
+        vocab.retain(|k, id| {
+            id.as_u64().is_some_and(|id| id < n) || !added.iter().any(|(c, i)| c == k && Some(*i) == id.as_u64())
+        });
+    }
+    v
+}
