@@ -88,7 +88,7 @@ test("progress is monotonic and ends at the total", { skip }, async () => {
 test("abort rejects with AbortError and leaves the tokenizer usable", { skip }, async () => {
   const ac = new AbortController();
   let slices = 0;
-  const p = tok.encode(longDoc, { signal: ac.signal, onProgress: () => ++slices === 3 && ac.abort() });
+  const p = tok.encode(longDoc, { signal: ac.signal, sliceMs: 1, onProgress: () => ++slices === 3 && ac.abort() });
   await assert.rejects(p, { name: "AbortError" });
   assert.equal(slices, 3);
   const pre = new AbortController();
