@@ -24,11 +24,13 @@ impl ToNapiValue for EncodingBuffers {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
         let v = val.0;
         if v.len() * 4 > COPY_BYTES {
+            // SAFETY: `env` is the live environment napi-rs passed to this conversion.
             return unsafe { Uint32Array::to_napi_value(env, Uint32Array::new(v)) };
         }
         let mut data = std::ptr::null_mut();
         let mut buf = std::ptr::null_mut();
         check_status!(
+            // SAFETY: `env` is live; `data` and `buf` are valid out-pointers.
             unsafe { sys::napi_create_arraybuffer(env, v.len() * 4, &mut data, &mut buf) },
             "create ArrayBuffer"
         )?;
@@ -36,6 +38,7 @@ impl ToNapiValue for EncodingBuffers {
         unsafe { std::ptr::copy_nonoverlapping(v.as_ptr().cast::<u8>(), data.cast::<u8>(), v.len() * 4) };
         let mut out = std::ptr::null_mut();
         check_status!(
+            // SAFETY: `buf` is the ArrayBuffer just created, `v.len()` u32s long; `out` is a valid out-pointer.
             unsafe { sys::napi_create_typedarray(env, sys::TypedarrayType::uint32_array, v.len(), buf, 0, &mut out) },
             "create Uint32Array"
         )?;

@@ -279,6 +279,7 @@ impl EnvWork {
             // leaked into `arg` (exactly once: Node runs a registered hook once, at teardown).
             let status = unsafe { napi::sys::napi_add_env_cleanup_hook(raw, Some(env_teardown), arg) };
             if status != napi::sys::Status::napi_ok {
+                // SAFETY: the hook was not registered, so `arg` is still the one `Arc` leaked above.
                 drop(unsafe { Arc::from_raw(arg as *const EnvWork) });
                 return None;
             }

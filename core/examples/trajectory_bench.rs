@@ -27,8 +27,10 @@ struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every call is forwarded to `System` unchanged; only byte counts are added.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc`, passed on.
         let p = unsafe { System.alloc(l) };
         if !p.is_null() {
             let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
@@ -37,10 +39,12 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: `p` came from `System` with layout `l` (every allocation here does).
         unsafe { System.dealloc(p, l) };
         LIVE.fetch_sub(l.size(), Ordering::Relaxed);
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        // SAFETY: as for `dealloc`.
         let q = unsafe { System.realloc(p, l, new) };
         if !q.is_null() {
             if new > l.size() {
@@ -67,6 +71,7 @@ use yieldtok::trajectory::{self, PackOptions, TrajectoryOptions, TrajectoryToken
 
 fn cpu_seconds() -> f64 {
     #[cfg(unix)]
+    // SAFETY: getrusage writes into the zeroed struct we pass; RUSAGE_SELF is always valid.
     unsafe {
         let mut u: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_SELF, &mut u);
@@ -81,6 +86,7 @@ fn cpu_seconds() -> f64 {
 
 fn peak_rss_mb() -> f64 {
     #[cfg(unix)]
+    // SAFETY: as in `cpu_seconds`.
     unsafe {
         let mut u: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_SELF, &mut u);

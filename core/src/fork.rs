@@ -74,15 +74,18 @@ impl<T> PerProcess<T> {
                 return &slot.value;
             }
         }
+        // SAFETY: as above; a slot of another generation is never freed.
         let prev = unsafe { cur.as_ref() }.map(|s| &s.value);
         let new = Box::into_raw(Box::new(Slot { generation, value: init(prev) }));
         match self.current.compare_exchange(cur, new, Ordering::AcqRel, Ordering::Acquire) {
             // The previous slot (another process's) is leaked on purpose.
+            // SAFETY: `new` is now published and is freed only by `drop`, which needs `&mut self`.
             Ok(_) => unsafe { &(*new).value },
             Err(winner) => {
                 // SAFETY: `new` was never published; the winner is this generation's slot (a
                 // slot of an older generation is only ever replaced by a newer one).
                 drop(unsafe { Box::from_raw(new) });
+                // SAFETY: `winner` is published, so it lives as long as `self` (see above).
                 unsafe { &(*winner).value }
             }
         }
@@ -90,6 +93,7 @@ impl<T> PerProcess<T> {
 
     /// This process's value, if it was built here.
     pub fn get(&self) -> Option<&T> {
+        // SAFETY: a published slot lives as long as `self` (see `get_or_init`).
         let slot = unsafe { self.current.load(Ordering::Acquire).as_ref() }?;
         (slot.generation == generation()).then_some(&slot.value)
     }
@@ -101,6 +105,7 @@ impl<T> Drop for PerProcess<T> {
         // SAFETY: `&mut self`: no one else can read the slot now.
         if let Some(slot) = unsafe { cur.as_ref() } {
             if slot.generation == generation() {
+                // SAFETY: this process's slot came from `Box::into_raw` and nothing else frees it.
                 drop(unsafe { Box::from_raw(cur) });
             }
             // else: built by the process this one was forked from; its threads and locks are
@@ -111,6 +116,7 @@ impl<T> Drop for PerProcess<T> {
 
 // SAFETY: a `PerProcess<T>` hands out `&T` to every thread (like `OnceLock<T>`).
 unsafe impl<T: Send + Sync> Sync for PerProcess<T> {}
+// SAFETY: it owns its `T` (through the slot pointer), so moving it moves a `T`.
 unsafe impl<T: Send> Send for PerProcess<T> {}
 
 #[cfg(test)]
@@ -138,9 +144,11 @@ mod tests {
         if pid == 0 {
             let ok =
                 P.get().is_none() && *P.get_or_init(|prev| (generation(), prev.unwrap().1 + 1)) == (parent.0 + 1, 8);
+            // SAFETY: `_exit` in the forked child ends it without running the parent's handlers.
             unsafe { libc::_exit(if ok { 0 } else { 1 }) };
         }
         let mut status = 0;
+        // SAFETY: `pid` is our child and `status` a valid out-pointer.
         assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
         assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child status {status}");
         assert_eq!(*P.get_or_init(|_| (0, 0)), parent);

@@ -76,6 +76,8 @@ impl Tokenizer {
     }
 
     /// Load from the text of a `tokenizer.json`.
+    // `tokenizers`' name for it (`Tokenizer::from_str`); it is not `FromStr` (its error type is ours).
+    #[allow(clippy::should_implement_trait)]
     pub fn from_str(json: &str) -> Result<Self> {
         Self::from_json_str(json, None, None)
     }

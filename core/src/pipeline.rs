@@ -136,7 +136,7 @@ impl SpecialFrame {
         };
         let one = frame_for(1)?;
         let three = frame_for(3)?;
-        (one == three).then(|| SpecialFrame { prefix: one.0, suffix: one.1 })
+        (one == three).then_some(SpecialFrame { prefix: one.0, suffix: one.1 })
     }
 
     pub(crate) fn wrap(&self, content: Vec<u32>) -> Vec<u32> {

@@ -62,12 +62,12 @@ fn one_pass_load_takes_the_general_paths_alike() {
         format!(
             r#"{{"type": "BPE", "vocab": {vocab}, "merges": ["a b", "ab c"], "ignore_merges": true, "fuse_unk": true}}"#
         ),
-        format!(
-            r##"{{"type": "BPE", "extra": [1, {{"x": null}}], "unk_token": "c", "end_of_word_suffix": "</w>", "byte_fallback": false,
-                 "vocab": {{"a": 0, "\u00e9": 1, "a\u00e9": 2, "\"": 3, "\"a\u00e9": 4}}, "merges": ["#version: 0.2", "a \u00e9", "\" a\u00e9"]}}"##
+        String::from(
+            r##"{"type": "BPE", "extra": [1, {"x": null}], "unk_token": "c", "end_of_word_suffix": "</w>", "byte_fallback": false,
+                 "vocab": {"a": 0, "\u00e9": 1, "a\u00e9": 2, "\"": 3, "\"a\u00e9": 4}, "merges": ["#version: 0.2", "a \u00e9", "\" a\u00e9"]}"##,
         ),
-        format!(
-            r#"{{"type": "BPE", "vocab": {{"a": 0, "b": 1, "a": 2}}, "merges": [], "dropout": null, "unk_token": null}}"#
+        String::from(
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1, "a": 2}, "merges": [], "dropout": null, "unk_token": null}"#,
         ),
         // `type` later, and no `type` at all (tokenizers' own model deserializer).
         format!(r#"{{"vocab": {vocab}, "merges": [["a", "b"]], "type": "BPE", "byte_fallback": true}}"#),

@@ -187,12 +187,9 @@ pub fn bound_internal_threads() -> String {
     match std::env::var(VAR) {
         Ok(v) => v,
         Err(_) => {
-            // SAFETY (edition 2024 marks set_var unsafe): called during setup, before the
-            // engine's worker threads exist; see the function doc.
-            #[allow(unused_unsafe)]
-            unsafe {
-                std::env::set_var(VAR, "1")
-            };
+            // Sound only during setup, before the engine's worker threads exist (edition 2024
+            // marks `set_var` unsafe for this reason); see the function doc.
+            std::env::set_var(VAR, "1");
             "1".to_owned()
         }
     }

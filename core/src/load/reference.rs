@@ -402,9 +402,12 @@ pub(crate) fn parse(json: &str) -> std::result::Result<(tokenizers::Tokenizer, C
 }
 
 #[doc(hidden)]
+/// What [`compare_paths`] compares: the tokenizer's serialization and the classifier's view.
+pub type PathView = (String, Value);
+
 /// For tests: the serialization of the tokenizer and the classifier's view from the one-pass
 /// path (`None` if it fails) and from `tokenizers`' own parse.
-pub fn compare_paths(json: &str) -> (Option<(String, Value)>, std::result::Result<(String, Value), String>) {
+pub fn compare_paths(json: &str) -> (Option<PathView>, std::result::Result<PathView, String>) {
     let ser = |(t, v): (tokenizers::Tokenizer, Value)| (t.to_string(false).expect("serializes"), v);
     (parse_direct(json).map(ser), parse_two_pass(json).map(ser))
 }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 pub fn cpu_time() -> Duration {
     // SAFETY: getrusage writes into the struct we pass; RUSAGE_SELF is always valid.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     tv(ru.ru_utime) + tv(ru.ru_stime)

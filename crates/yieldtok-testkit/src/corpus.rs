@@ -180,6 +180,8 @@ pub fn conformance_texts(added_tokens: &[String]) -> Vec<(String, String)> {
 pub struct Rng(pub u64);
 
 impl Rng {
+    // An endless generator, not an `Iterator` (its callers never want `None`).
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
