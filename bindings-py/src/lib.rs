@@ -57,6 +57,7 @@ fn _yieldtok(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenized::packed_tensors_from_tokenized_results, m)?)?;
     m.add_function(wrap_pyfunction!(tokenized::async_packed_tensors_from_tokenized_results, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::_tokenizer_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenizer::_tokenizer_from_bundle, m)?)?;
     m.add_function(wrap_pyfunction!(tokenized::_tokenized_result_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(scheduler_info, m)?)?;
     m.add_function(wrap_pyfunction!(wait_for_engine_loads, m)?)?;

@@ -272,10 +272,13 @@ impl Tokenizer {
         py.detach(|| guard(|| self.tok().to_json_with(pretty)))
     }
 
+    /// Pickles (and `copy`/`deepcopy`) everything it was loaded with: `tokenizer.json` with the
+    /// truncation/padding in force and added tokens, `tokenizer_config.json` and the chat
+    /// templates (core `to_bundle`), so `apply_chat_template` works in a spawned worker.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let json = py.detach(|| guard(|| self.tok().to_json()))?;
-        let ctor = py.import("yieldtok._yieldtok")?.getattr("_tokenizer_from_json")?;
-        PyTuple::new(py, [ctor, PyTuple::new(py, [json])?.into_any()])
+        let bundle = py.detach(|| guard(|| self.tok().to_bundle()))?;
+        let ctor = py.import("yieldtok._yieldtok")?.getattr("_tokenizer_from_bundle")?;
+        PyTuple::new(py, [ctor, PyTuple::new(py, [bundle])?.into_any()])
     }
 
     fn __repr__(&self) -> String {
@@ -1094,10 +1097,16 @@ impl Tokenizer {
     }
 }
 
-/// Unpickling entry point: `Tokenizer` pickles as `(_tokenizer_from_json, (json,))`.
+/// Unpickling entry point of pickles made before the bundle (`tokenizer.json` alone).
 #[pyfunction]
 pub fn _tokenizer_from_json(py: Python<'_>, json: String) -> PyResult<Tokenizer> {
     Tokenizer::load(py, || yieldtok::Tokenizer::from_str(&json))
+}
+
+/// Unpickling entry point: `Tokenizer` pickles as `(_tokenizer_from_bundle, (bundle,))`.
+#[pyfunction]
+pub fn _tokenizer_from_bundle(py: Python<'_>, bundle: String) -> PyResult<Tokenizer> {
+    Tokenizer::load(py, || yieldtok::Tokenizer::from_bundle(&bundle))
 }
 
 /// An added token of the vocabulary, with `tokenizers`' `AddedToken` fields, repr and equality.

@@ -112,6 +112,30 @@ impl TokenizerConfig {
     pub fn special_token(&self, key: &str) -> Option<&str> {
         self.special_tokens.get(key).and_then(Value::as_str)
     }
+
+    /// The config as `tokenizer_config.json` text that [`from_str`](Self::from_str) reads back
+    /// to the same config: the file's keys, with `chat_template` the template(s) in force (which
+    /// may have come from `chat_template.jinja` / `additional_chat_templates/`), a string or a
+    /// list of `{name, template}`. For pickling and other copies that must keep everything.
+    pub fn to_json(&self) -> String {
+        let mut raw = self.raw.clone();
+        match &self.chat_template {
+            None => {
+                raw.remove("chat_template");
+            }
+            Some(TemplateSource::Single(s)) => {
+                raw.insert("chat_template".into(), Value::String(s.clone()));
+            }
+            Some(TemplateSource::Named(list)) => {
+                let items = list
+                    .iter()
+                    .map(|(name, template)| serde_json::json!({"name": name, "template": template}))
+                    .collect();
+                raw.insert("chat_template".into(), Value::Array(items));
+            }
+        }
+        Value::Object(raw).to_string()
+    }
 }
 
 fn token_content(v: &Value) -> Option<String> {
@@ -143,6 +167,21 @@ mod tests {
             cfg.chat_template,
             Some(TemplateSource::Named(vec![("default".into(), "A".into()), ("tool_use".into(), "B".into())]))
         );
+    }
+
+    #[test]
+    fn to_json_reads_back_with_the_templates_in_force() {
+        let text = r#"{"eos_token": {"content": "</s>"}, "padding_side": "left", "chat_template": "old"}"#;
+        let mut cfg = TokenizerConfig::from_str(text, None).unwrap();
+        // As from a folder whose chat_template.jinja and additional_chat_templates/ win.
+        cfg.chat_template = Some(TemplateSource::Named(vec![("default".into(), "A".into()), ("x".into(), "B".into())]));
+        let again = TokenizerConfig::from_str(&cfg.to_json(), None).unwrap();
+        assert_eq!(again.chat_template, cfg.chat_template);
+        assert_eq!(again.special_tokens, cfg.special_tokens);
+        assert_eq!(again.side("padding_side"), "left");
+        assert_eq!(again.to_json(), cfg.to_json());
+        let none = TokenizerConfig { chat_template: None, ..cfg };
+        assert_eq!(TokenizerConfig::from_str(&none.to_json(), None).unwrap().chat_template, None);
     }
 
     #[test]

@@ -537,6 +537,45 @@ impl Tokenizer {
         std::fs::write(path, json).map_err(|source| Error::Write { path: path.to_path_buf(), source })
     }
 
+    /// Everything this tokenizer was loaded with, as one JSON text that
+    /// [`from_bundle`](Self::from_bundle) reads back to an equal tokenizer: the `tokenizer.json`
+    /// (added tokens, truncation and padding in force included), the `tokenizer_config.json`
+    /// (special tokens, sides, `model_max_length`, the chat templates in force, see
+    /// [`TokenizerConfig::to_json`]), the origin and the piece size. What bindings pickle
+    /// (`tokenizer.json` alone loses the config: no chat template in a spawned worker).
+    pub fn to_bundle(&self) -> Result<String> {
+        let bundle = serde_json::json!({
+            "yieldtok_bundle": 1,
+            "tokenizer": self.to_json()?,
+            "config": self.inner.config.as_ref().map(TokenizerConfig::to_json),
+            "origin": self.inner.origin,
+            "piece_bytes": self.inner.default_piece_bytes,
+        });
+        Ok(bundle.to_string())
+    }
+
+    /// Read a [`to_bundle`](Self::to_bundle) text back (the tokenizer is built again and
+    /// checked as at any load).
+    pub fn from_bundle(text: &str) -> Result<Self> {
+        let bad = |message: String| Error::InvalidTokenizer { origin: None, message };
+        let v: Value = serde_json::from_str(text).map_err(|e| bad(format!("not a yieldtok bundle: {e}")))?;
+        if v.get("yieldtok_bundle").and_then(Value::as_u64) != Some(1) {
+            return Err(bad("not a yieldtok bundle (version 1)".into()));
+        }
+        let json = v.get("tokenizer").and_then(Value::as_str).ok_or_else(|| bad("bundle without tokenizer".into()))?;
+        let origin = v.get("origin").and_then(Value::as_str).map(str::to_string);
+        let config = match v.get("config") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(c)) => Some(TokenizerConfig::from_str(c, origin.as_deref())?),
+            Some(_) => return Err(bad("bundle config is not a string".into())),
+        };
+        let tok = Self::from_json_str(json, config, origin)?;
+        Ok(match v.get("piece_bytes").and_then(Value::as_u64) {
+            Some(n) if n as usize != tok.inner.default_piece_bytes => tok.with_piece_bytes(n as usize),
+            _ => tok,
+        })
+    }
+
     /// `tokenizers`' `get_vocab(with_added_tokens)`: token -> id.
     pub fn vocab(&self, with_added_tokens: bool) -> std::collections::HashMap<String, u32> {
         self.inner.tok.get_vocab(with_added_tokens)

@@ -710,7 +710,10 @@ class Tokenizer:
         chat_template: Optional[str] = None,
     ) -> Awaitable[Optional[TokenizedResult]]:
         """Awaitable ``tokenize_trajectory``, run on the core scheduler."""
-    def __reduce__(self) -> Tuple[Any, Tuple[str]]: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]:
+        """Pickles (and ``copy``/``deepcopy``) everything it was loaded with: ``tokenizer.json``
+        with added tokens and the truncation/padding in force, ``tokenizer_config.json`` and the
+        chat templates (one JSON bundle, core ``Tokenizer::to_bundle``)."""
 
 @final
 class _ArrayView:
