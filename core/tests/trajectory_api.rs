@@ -308,3 +308,20 @@ fn one_bad_value_spares_the_rest_of_the_batch() {
     let e = trajectory::parse_groups(format!("[[{}],\n[{}}}]", good(1.0), good(0.0)).as_bytes()).unwrap_err();
     assert!(e.to_string().contains("line 2 column"), "{e}");
 }
+
+/// Found by `fuzz/fuzz_targets/trajectory_parse.rs`: a data error whose message quotes a
+/// string holding the word "surrogate" got the lone-surrogate explanation, and the parse of a
+/// document differed from the parse of the same JSON as a value.
+#[test]
+fn a_quoted_word_is_no_lone_surrogate() {
+    let doc = br#"[[{"messages_and_choices": [], "reward": "surrogate"}]]"#;
+    let from_doc = trajectory::parse_groups(doc).unwrap();
+    let value: serde_json::Value = serde_json::from_slice(doc).unwrap();
+    let from_value = trajectory::groups_from_value(&value).unwrap();
+    let why = from_doc[0].trajectories[0].invalid.as_ref().expect("a string reward is invalid").to_string();
+    assert!(why.contains("invalid type: string \"surrogate\"") && !why.contains("lone surrogate"), "{why}");
+    assert_eq!(format!("{from_doc:?}"), format!("{from_value:?}"));
+    // valid JSON that is not a list reads the same from bytes and from a value
+    let err = |r: Result<Vec<trajectory::TrajectoryGroup>, trajectory::TrajectoryError>| r.unwrap_err().to_string();
+    assert_eq!(err(trajectory::parse_groups(b"2")), err(trajectory::groups_from_value(&json!(2))));
+}

@@ -357,7 +357,12 @@ struct Val<'a>(&'a Value);
 fn message(e: serde_json::Error) -> String {
     let s = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
-    super::lenient::explain_escape(s.strip_suffix(&suffix).map(str::to_string).unwrap_or(s))
+    let s = s.strip_suffix(&suffix).map(str::to_string).unwrap_or(s);
+    if e.is_syntax() {
+        super::lenient::explain_escape(s)
+    } else {
+        s
+    }
 }
 
 impl<'a> Src for Raw<'a> {

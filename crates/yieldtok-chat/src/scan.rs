@@ -39,16 +39,36 @@ pub fn skip_string(b: &[u8], mut i: usize) -> usize {
     (i + 1).min(b.len())
 }
 
-/// Finds `end` (`%}` or `}}`) outside string literals, from `i`.
+/// Finds `end` (`%}` or `}}`) outside string literals and brackets, from `i`. As minijinja's
+/// lexer, an end marker counts only where every `(`, `[` and `{` opened inside the tag is
+/// closed: `{{ {'a': 1}}}` ends at its last two braces.
 fn find_close(b: &[u8], mut i: usize, end: &[u8; 2]) -> Option<usize> {
+    let mut depth = 0isize;
     while i < b.len() {
         match b[i] {
             b'\'' | b'"' => i = skip_string(b, i),
-            c if c == end[0] && b.get(i + 1) == Some(&end[1]) => return Some(i),
-            _ => i += 1,
+            c if depth == 0 && c == end[0] && b.get(i + 1) == Some(&end[1]) => return Some(i),
+            c => {
+                match c {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth -= 1,
+                    _ => {}
+                }
+                i += 1;
+            }
         }
     }
     None
+}
+
+/// Whether `rest` (the text after a `{%`) is an `endraw` tag as minijinja's lexer reads one:
+/// an optional `-`/`+`, blanks, `endraw`, blanks, an optional `-`/`+`, `%}`. (`raw` itself
+/// likewise: a block tag whose whole inner text is `raw`.)
+fn is_endraw(rest: &str) -> bool {
+    let rest = rest.strip_prefix(['-', '+']).unwrap_or(rest).trim_ascii_start();
+    let Some(rest) = rest.strip_prefix("endraw") else { return false };
+    let rest = rest.trim_ascii_start();
+    rest.strip_prefix(['-', '+']).unwrap_or(rest).starts_with("%}")
 }
 
 /// All tags of `src`, in order. Unterminated tags end the scan (the
@@ -91,18 +111,14 @@ pub fn tags(src: &str) -> Vec<Tag> {
         let tag = Tag { kind, inner_start: start, inner_end: end };
         out.push(tag);
         i = close_at + 2;
-        if kind == TagKind::Block && first_word(tag.inner(src)) == "raw" {
+        if kind == TagKind::Block && tag.inner(src).trim_ascii() == "raw" {
             // the body of a raw block is data: jump to its endraw tag
             let mut k = i;
             loop {
                 let Some(p) = src[k..].find("{%") else {
                     return out;
                 };
-                let mut q = k + p + 2;
-                if q < b.len() && (b[q] == b'-' || b[q] == b'+') {
-                    q += 1;
-                }
-                if first_word(&src[q..]).starts_with("endraw") {
+                if is_endraw(&src[k + p + 2..]) {
                     i = k + p;
                     break;
                 }
@@ -145,5 +161,23 @@ mod tests {
         let inner: Vec<&str> = t.iter().map(|t| t.inner(src)).collect();
         assert_eq!(inner, vec![" set x = '%}' ", " y ", " raw ", " endraw ", " if x "]);
         assert_eq!(t[1].kind, TagKind::Expr);
+    }
+
+    /// Found by `fuzz/fuzz_targets/tag_scanner.rs` (`{{(}}}`): an end marker inside brackets
+    /// does not end the tag, as in minijinja's lexer.
+    #[test]
+    fn end_markers_inside_brackets_do_not_end_a_tag() {
+        for (src, want) in [
+            ("{{ {'a': 1}}}", vec![" {'a': 1}"]),
+            ("{{(}}}", vec!["(}"]),
+            ("{% set d = {'k': [1, 2]} %}{{ d['k'][0] }}", vec![" set d = {'k': [1, 2]} ", " d['k'][0] "]),
+            ("{{ f('}}') }}", vec![" f('}}') "]),
+            // raw blocks as the lexer reads them: `{% raw x %}` is no raw tag, `endrawx` no end
+            ("{% raw x %}{{ y }}", vec![" raw x ", " y "]),
+            ("{% raw -%}{{ y }}{% endrawx %}{%- endraw %}{{ z }}", vec![" raw ", " endraw ", " z "]),
+        ] {
+            let got: Vec<&str> = tags(src).iter().map(|t| t.inner(src)).collect();
+            assert_eq!(got, want, "{src}");
+        }
     }
 }
