@@ -23,6 +23,9 @@ step "conformance vectors (tokenizers whole-text encode vs yieldtok, all fixture
 cargo run --quiet -p yieldtok-cli -- conformance --out target/conformance
 export YIELDTOK_REQUIRE_CONFORMANCE=1
 
+step "fuzz: every target of fuzz/ for a bounded time from its kept corpus (scripts/fuzz.sh; installs nightly and cargo-fuzz)"
+scripts/fuzz.sh
+
 step "python environments: .venv (binding + its tests, Ray, datasets), .cache/venv-oracle (transformers, the chat-template oracle)"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check maturin==1.16.0 pytest 'pytest-asyncio>=1.5,<2' numpy uvloop 'tokenizers==0.23.*' \

@@ -63,7 +63,10 @@ mod pyrepr;
 mod pystr;
 mod render_state;
 mod sandbox;
-mod scan;
+/// The tag scanner behind the source rewrites; public for the fuzz target that checks it
+/// against minijinja's lexer (`fuzz/fuzz_targets/tag_scanner.rs`), not a stable API.
+#[doc(hidden)]
+pub mod scan;
 mod select;
 mod strftime;
 

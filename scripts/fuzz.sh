@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of fuzz/ for a bounded time from the inputs kept in fuzz/corpus/<target>
+# (plus the fixtures' chat templates as extra seeds). Any crash, assertion, timeout (> 10 s on
+# one input) or memory blow-up (> 2 GB) fails the run and leaves the input in
+# fuzz/artifacts/<target>/; reproduce it with `cargo +nightly fuzz run -s none <target> <file>`
+# from fuzz/, fix it, and keep the input in fuzz/corpus/<target>/ as its regression test.
+#
+#   FUZZ_SECONDS  seconds per target (default 10; chunked_encode gets three times as long, as
+#                 loading its six tokenizers takes the first few seconds)
+#
+# New inputs libFuzzer finds go to a temporary directory, not into the kept corpus: add the ones
+# worth keeping by hand (`cargo fuzz cmin` keeps a corpus small).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+secs=${FUZZ_SECONDS:-10}
+
+rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/templates"
+python3 - "$root/.cache/fixtures" "$work/templates" <<'PY'
+import json, pathlib, sys
+for cfg in sorted(pathlib.Path(sys.argv[1]).glob("*/tokenizer_config.json")):
+    t = json.loads(cfg.read_text()).get("chat_template")
+    for i, src in enumerate(t if isinstance(t, list) else [t] if t else []):
+        src = src["template"] if isinstance(src, dict) else src
+        (pathlib.Path(sys.argv[2]) / f"{cfg.parent.name}-{i}").write_text(src)
+PY
+
+cd fuzz
+cargo fmt --check  # the format gate of the main workspace, for this one
+# `-s none`: Rust is memory-safe outside its few `unsafe` blocks; coverage guidance without
+# AddressSanitizer builds and runs several times faster.
+cargo +nightly fuzz build -s none
+for target in chunked_encode template_render tag_scanner trajectory_parse; do
+  seeds=()
+  dict=()
+  t=$secs
+  case $target in
+    chunked_encode) dict=(-dict=dicts/chunked_encode.dict); t=$((secs * 3)) ;;
+    template_render | tag_scanner) seeds=("$work/templates"); dict=(-dict=dicts/jinja.dict) ;;
+    trajectory_parse) dict=(-dict=dicts/trajectory_parse.dict) ;;
+  esac
+  mkdir -p "$work/new-$target"
+  echo "fuzz: $target for ${t}s"
+  rc=0
+  cargo +nightly fuzz run -s none "$target" "$work/new-$target" "corpus/$target" "${seeds[@]}" -- \
+    -max_total_time="$t" -timeout=10 -rss_limit_mb=2048 -max_len=4096 "${dict[@]}" -print_final_stats=1 \
+    >"$work/$target.log" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    tail -n 60 "$work/$target.log"
+    echo "fuzz: $target FAILED (the input is in fuzz/artifacts/$target/)"
+    exit 1
+  fi
+  grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)" "$work/$target.log" || true
+done
+echo "fuzz: all targets passed"
