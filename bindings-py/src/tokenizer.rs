@@ -212,6 +212,11 @@ impl Tokenizer {
         }
     }
 
+    /// transformers' `_convert_token_to_id_with_added_voc`: the id, else `unk_token_id`.
+    fn token_or_unk(&self, tok: &yieldtok::Tokenizer, token: &str) -> Option<u32> {
+        tok.token_to_id(token).or_else(|| self.special_id("unk_token"))
+    }
+
     fn pad_id(&self) -> u32 {
         self.tok().padding().map(|p| p.pad_id).unwrap_or(0)
     }
@@ -360,6 +365,168 @@ impl Tokenizer {
     #[getter]
     fn truncation_side(&self) -> &'static str {
         self.side("truncation_side")
+    }
+
+    /// ``sep_token`` of ``tokenizer_config.json`` (``None`` when absent), as transformers.
+    #[getter]
+    fn sep_token(&self) -> Option<String> {
+        self.special("sep_token")
+    }
+
+    /// ``cls_token`` of ``tokenizer_config.json`` (``None`` when absent), as transformers.
+    #[getter]
+    fn cls_token(&self) -> Option<String> {
+        self.special("cls_token")
+    }
+
+    /// ``mask_token`` of ``tokenizer_config.json`` (``None`` when absent), as transformers.
+    #[getter]
+    fn mask_token(&self) -> Option<String> {
+        self.special("mask_token")
+    }
+
+    /// The id of :attr:`sep_token` (``None`` when there is none).
+    #[getter]
+    fn sep_token_id(&self) -> Option<u32> {
+        self.special_id("sep_token")
+    }
+
+    /// The id of :attr:`cls_token` (``None`` when there is none).
+    #[getter]
+    fn cls_token_id(&self) -> Option<u32> {
+        self.special_id("cls_token")
+    }
+
+    /// The id of :attr:`mask_token` (``None`` when there is none).
+    #[getter]
+    fn mask_token_id(&self) -> Option<u32> {
+        self.special_id("mask_token")
+    }
+
+    /// transformers 5's ``all_special_tokens``: the named special tokens (bos, eos, unk, sep,
+    /// pad, cls, mask, then model-specific ones such as gemma3's ``boi_token``), then
+    /// :attr:`extra_special_tokens`, each once.
+    #[getter]
+    fn all_special_tokens(&self) -> Vec<String> {
+        self.tok().config().map(|c| c.all_special_tokens()).unwrap_or_default()
+    }
+
+    /// transformers' ``all_special_ids``: :meth:`convert_tokens_to_ids` of
+    /// :attr:`all_special_tokens` (``None`` for a token the vocabulary lacks when there is no unk).
+    #[getter]
+    fn all_special_ids(&self) -> Vec<Option<u32>> {
+        let tok = self.tok();
+        self.all_special_tokens().iter().map(|t| self.token_or_unk(&tok, t)).collect()
+    }
+
+    /// transformers 5's ``extra_special_tokens``: the config's ``extra_special_tokens`` list
+    /// (or, without it, ``additional_special_tokens``), as strings.
+    #[getter]
+    fn extra_special_tokens(&self) -> Vec<String> {
+        self.tok().config().map(|c| c.extra_special_tokens()).unwrap_or_default()
+    }
+
+    /// The ids of :attr:`extra_special_tokens`, as transformers' ``extra_special_tokens_ids``.
+    #[getter]
+    fn extra_special_tokens_ids(&self) -> Vec<Option<u32>> {
+        let tok = self.tok();
+        self.extra_special_tokens().iter().map(|t| self.token_or_unk(&tok, t)).collect()
+    }
+
+    /// transformers 4's name for :attr:`extra_special_tokens` (transformers 5 renamed it and
+    /// no longer has this attribute; kept for code written against 4).
+    #[getter]
+    fn additional_special_tokens(&self) -> Vec<String> {
+        self.extra_special_tokens()
+    }
+
+    /// transformers' ``convert_ids_to_tokens``: an ``int`` gives its token (``None`` when the
+    /// vocabulary lacks it), a sequence gives a list, without :attr:`all_special_ids` when
+    /// ``skip_special_tokens``.
+    #[pyo3(signature = (ids, skip_special_tokens=false))]
+    fn convert_ids_to_tokens<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+        skip_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let tok = self.tok();
+        if ids.is_instance_of::<PyInt>() {
+            return Ok(match ids.extract::<u32>() {
+                Ok(id) => tok.id_to_token(id).into_pyobject(py)?.into_any(),
+                Err(_) => py.None().into_bound(py),
+            });
+        }
+        let ids = ids_arg(ids)?;
+        let skip: std::collections::HashSet<u32> = if skip_special_tokens {
+            self.all_special_ids().into_iter().flatten().collect()
+        } else {
+            Default::default()
+        };
+        let tokens: Vec<Option<String>> =
+            ids.into_iter().filter(|id| !skip.contains(id)).map(|id| tok.id_to_token(id)).collect();
+        Ok(tokens.into_pyobject(py)?.into_any())
+    }
+
+    /// transformers' ``convert_tokens_to_ids``: a ``str`` gives its id, a list gives a list; a
+    /// token the vocabulary lacks gives :attr:`unk_token_id` (``None`` without one).
+    fn convert_tokens_to_ids<'py>(&self, py: Python<'py>, tokens: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let tok = self.tok();
+        if let Ok(t) = tokens.cast::<PyString>() {
+            return Ok(self.token_or_unk(&tok, t.to_str()?).into_pyobject(py)?.into_any());
+        }
+        let mut out = Vec::new();
+        for t in tokens.try_iter()? {
+            let t = t?;
+            let t =
+                t.cast::<PyString>().map_err(|_| PyTypeError::new_err("tokens must be str or a sequence of str"))?;
+            out.push(self.token_or_unk(&tok, t.to_str()?));
+        }
+        Ok(out.into_pyobject(py)?.into_any())
+    }
+
+    /// transformers' ``convert_tokens_to_string``: the tokenizer's decoder over the tokens (a
+    /// space-joined string without a decoder).
+    fn convert_tokens_to_string(&self, tokens: Vec<String>) -> PyResult<String> {
+        guard(|| self.tok().tokens_to_string(tokens))
+    }
+
+    /// transformers' ``get_added_vocab()``: added token -> id, in id order.
+    fn get_added_vocab<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (id, t) in self.tok().added_tokens_decoder() {
+            d.set_item(t.content, id)?;
+        }
+        Ok(d)
+    }
+
+    /// transformers' ``vocab_size``: the model vocabulary without added tokens.
+    #[getter(vocab_size)]
+    fn base_vocab_size(&self) -> usize {
+        self.tok().vocab_size(false)
+    }
+
+    /// transformers' ``len(tokenizer)``: the vocabulary with added tokens.
+    fn __len__(&self) -> usize {
+        self.tok().vocab_size(true)
+    }
+
+    /// transformers' ``chat_template``: the template (``str``), or ``{name: template}`` when the
+    /// folder has several, or ``None``.
+    #[getter]
+    fn chat_template<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let tok = self.tok();
+        Ok(match tok.config().and_then(|c| c.chat_template.as_ref()) {
+            None => py.None().into_bound(py),
+            Some(yieldtok::TemplateSource::Single(s)) => s.into_pyobject(py)?.into_any(),
+            Some(yieldtok::TemplateSource::Named(list)) => {
+                let d = PyDict::new(py);
+                for (name, template) in list {
+                    d.set_item(name, template)?;
+                }
+                d.into_any()
+            }
+        })
     }
 
     /// Where the tokenizer was loaded from (path), if known.

@@ -113,6 +113,79 @@ impl TokenizerConfig {
         self.special_tokens.get(key).and_then(Value::as_str)
     }
 
+    /// transformers 5's named special tokens in its order (`bos_token`, `eos_token`,
+    /// `unk_token`, `sep_token`, `pad_token`, `cls_token`, `mask_token`, then the model-specific
+    /// ones: the keys of an `extra_special_tokens` object and any other `*_token` key), each
+    /// `(attribute, token)`, unset ones left out — as `PreTrainedTokenizerBase.__init__` reads
+    /// the file's keys (a later key wins).
+    pub fn named_special_tokens(&self) -> Vec<(String, String)> {
+        let mut attrs: Vec<String> = SPECIAL_KEYS.iter().map(|k| k.to_string()).collect();
+        let mut named: Map<String, Value> = Map::new();
+        let mut auto: Vec<(String, String)> = Vec::new();
+        for (key, value) in &self.raw {
+            if attrs.contains(key) {
+                if let Some(t) = token_content(value) {
+                    named.insert(key.clone(), Value::String(t));
+                }
+            } else if key == "extra_special_tokens"
+                || (key == "additional_special_tokens" && !self.raw.contains_key("extra_special_tokens"))
+            {
+                if let Value::Object(map) = value {
+                    for (k, v) in map {
+                        if !attrs.contains(k) {
+                            attrs.push(k.clone());
+                        }
+                        if let Some(t) = token_content(v) {
+                            named.insert(k.clone(), Value::String(t));
+                        }
+                    }
+                }
+            } else if key.ends_with("_token") {
+                if let Some(t) = token_content(value) {
+                    auto.push((key.clone(), t));
+                }
+            }
+        }
+        for (k, t) in auto {
+            if !attrs.contains(&k) {
+                attrs.push(k.clone());
+            }
+            named.insert(k, Value::String(t));
+        }
+        attrs
+            .into_iter()
+            .filter_map(|a| named.get(&a).and_then(Value::as_str).map(|t| (a.clone(), t.to_string())))
+            .collect()
+    }
+
+    /// transformers 5's `extra_special_tokens`: the `extra_special_tokens` list (or, without
+    /// it, the older `additional_special_tokens` list), as strings.
+    pub fn extra_special_tokens(&self) -> Vec<String> {
+        let list = match self.raw.get("extra_special_tokens") {
+            Some(v) => v,
+            None => match self.raw.get("additional_special_tokens") {
+                Some(v) => v,
+                None => return Vec::new(),
+            },
+        };
+        match list {
+            Value::Array(items) => items.iter().filter_map(token_content).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// transformers 5's `all_special_tokens`: the named special tokens, then the extra ones,
+    /// each string once, in that order.
+    pub fn all_special_tokens(&self) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        self.named_special_tokens()
+            .into_iter()
+            .map(|(_, t)| t)
+            .chain(self.extra_special_tokens())
+            .filter(|t| seen.insert(t.clone()))
+            .collect()
+    }
+
     /// The config as `tokenizer_config.json` text that [`from_str`](Self::from_str) reads back
     /// to the same config: the file's keys, with `chat_template` the template(s) in force (which
     /// may have come from `chat_template.jinja` / `additional_chat_templates/`), a string or a

@@ -576,6 +576,16 @@ impl Tokenizer {
         })
     }
 
+    /// transformers' `convert_tokens_to_string`: the decoder over `tokens` (joined with spaces
+    /// when the tokenizer has no decoder).
+    pub fn tokens_to_string(&self, tokens: Vec<String>) -> Result<String> {
+        use tokenizers::Decoder as _;
+        match self.inner.tok.get_decoder() {
+            Some(d) => d.decode(tokens).map_err(Error::tokenize),
+            None => Ok(tokens.join(" ")),
+        }
+    }
+
     /// `tokenizers`' `get_vocab(with_added_tokens)`: token -> id.
     pub fn vocab(&self, with_added_tokens: bool) -> std::collections::HashMap<String, u32> {
         self.inner.tok.get_vocab(with_added_tokens)

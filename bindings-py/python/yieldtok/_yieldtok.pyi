@@ -461,6 +461,62 @@ class Tokenizer:
     def truncation_side(self) -> str:
         """``truncation_side`` of ``tokenizer_config.json``: ``"left"`` or ``"right"`` (default)."""
     @property
+    def sep_token(self) -> Optional[str]:
+        """``sep_token`` of ``tokenizer_config.json`` (None when absent), as transformers'."""
+    @property
+    def sep_token_id(self) -> Optional[int]: ...
+    @property
+    def cls_token(self) -> Optional[str]:
+        """``cls_token`` of ``tokenizer_config.json`` (None when absent), as transformers'."""
+    @property
+    def cls_token_id(self) -> Optional[int]: ...
+    @property
+    def mask_token(self) -> Optional[str]:
+        """``mask_token`` of ``tokenizer_config.json`` (None when absent), as transformers'."""
+    @property
+    def mask_token_id(self) -> Optional[int]: ...
+    @property
+    def all_special_tokens(self) -> List[str]:
+        """transformers 5's ``all_special_tokens``: the named special tokens (bos, eos, unk, sep,
+        pad, cls, mask, then model-specific ones such as gemma3's ``boi_token``), then
+        :attr:`extra_special_tokens`, each once; ``[]`` without a ``tokenizer_config.json``."""
+    @property
+    def all_special_ids(self) -> List[Optional[int]]:
+        """``convert_tokens_to_ids(all_special_tokens)``, as transformers'."""
+    @property
+    def extra_special_tokens(self) -> List[str]:
+        """transformers 5's ``extra_special_tokens``: the config's ``extra_special_tokens`` list, or
+        (older configs) its ``additional_special_tokens``."""
+    @property
+    def extra_special_tokens_ids(self) -> List[Optional[int]]: ...
+    @property
+    def additional_special_tokens(self) -> List[str]:
+        """transformers 4's name of :attr:`extra_special_tokens` (transformers 5 has no such attribute)."""
+    @property
+    def vocab_size(self) -> int:
+        """The model vocabulary's size without added tokens (transformers' ``vocab_size``)."""
+    def __len__(self) -> int:
+        """The vocabulary's size with added tokens (transformers' ``len(tokenizer)``)."""
+    @property
+    def chat_template(self) -> Optional[Union[str, Dict[str, str]]]:
+        """The chat template in force: a ``str``, ``{name: template}`` when there are several, or None."""
+    @overload
+    def convert_ids_to_tokens(self, ids: int, skip_special_tokens: bool = False) -> Optional[str]: ...
+    @overload
+    def convert_ids_to_tokens(self, ids: Iterable[int], skip_special_tokens: bool = False) -> List[Optional[str]]:
+        """transformers' ``convert_ids_to_tokens``: None for an id the vocabulary lacks; with
+        ``skip_special_tokens`` a list leaves out :attr:`all_special_ids` (an int is never skipped)."""
+    @overload
+    def convert_tokens_to_ids(self, tokens: str) -> Optional[int]: ...
+    @overload
+    def convert_tokens_to_ids(self, tokens: Iterable[str]) -> List[Optional[int]]:
+        """transformers' ``convert_tokens_to_ids``: :attr:`unk_token_id` (None without one) for a
+        token the vocabulary lacks."""
+    def convert_tokens_to_string(self, tokens: Sequence[str]) -> str:
+        """The tokenizer's decoder over ``tokens`` (space-joined without a decoder), as transformers'."""
+    def get_added_vocab(self) -> Dict[str, int]:
+        """Added token -> id, in id order (transformers' ``get_added_vocab``)."""
+    @property
     def origin(self) -> Optional[str]:
         """Where the tokenizer was loaded from, if known."""
     @property
