@@ -44,9 +44,11 @@ export CHAT_CASES="$root/target/chat-cases.json" CHAT_ORACLE="$root/target/chat-
   CHAT_FIXTURES="$root/.cache/fixtures" CHAT_FIXED_NOW=2024-07-26T09:05:03.000042 YIELDTOK_REQUIRE_ORACLE=1
 cargo test -p yieldtok-chat --test differential -- --nocapture 2>&1 | tail -n 25
 
-step "transformers-style attributes: expected values from transformers' PreTrainedTokenizerFast"
+step "transformers-style attributes and __call__: expected values from transformers' PreTrainedTokenizerFast"
 .cache/venv-oracle/bin/python tests/oracle/attributes_oracle.py target/attrs-oracle.json --fixtures .cache/fixtures
 export ATTRS_ORACLE="$root/target/attrs-oracle.json" ATTRS_FIXTURES="$root/.cache/fixtures"
+.cache/venv-oracle/bin/python tests/oracle/call_oracle.py target/call-oracle.json --fixtures .cache/fixtures
+export CALL_ORACLE="$root/target/call-oracle.json"
 
 step "python binding: build (maturin, release) and pytest"
 (cd bindings-py && VIRTUAL_ENV="$root/.venv" "$root/.venv/bin/maturin" develop --release --quiet)

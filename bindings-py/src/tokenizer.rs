@@ -170,6 +170,35 @@ fn truncation_params(
     Ok(yieldtok::TruncationParams { max_length, stride, strategy, direction })
 }
 
+fn padding_params(
+    direction: &str,
+    pad_id: u32,
+    pad_type_id: u32,
+    pad_token: &str,
+    length: Option<usize>,
+    pad_to_multiple_of: Option<usize>,
+) -> PyResult<yieldtok::PaddingParams> {
+    let direction = match direction {
+        "left" => yieldtok::PaddingDirection::Left,
+        "right" => yieldtok::PaddingDirection::Right,
+        other => {
+            return Err(PyValueError::new_err(format!("Unknown `direction`: `{other}`. Use one of `left` or `right`")))
+        }
+    };
+    let strategy = match length {
+        Some(n) => yieldtok::PaddingStrategy::Fixed(n),
+        None => yieldtok::PaddingStrategy::BatchLongest,
+    };
+    Ok(yieldtok::PaddingParams {
+        strategy,
+        direction,
+        pad_to_multiple_of,
+        pad_id,
+        pad_type_id,
+        pad_token: pad_token.to_string(),
+    })
+}
+
 pub(crate) use crate::bridge::bridge;
 
 /// A tokenizer (thread-safe; share one across threads and tasks).
@@ -782,29 +811,63 @@ impl Tokenizer {
         length: Option<usize>,
         pad_to_multiple_of: Option<usize>,
     ) -> PyResult<()> {
-        let direction = match direction {
-            "left" => yieldtok::PaddingDirection::Left,
-            "right" => yieldtok::PaddingDirection::Right,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "Unknown `direction`: `{other}`. Use one of `left` or `right`"
-                )))
-            }
-        };
-        let strategy = match length {
-            Some(n) => yieldtok::PaddingStrategy::Fixed(n),
-            None => yieldtok::PaddingStrategy::BatchLongest,
-        };
-        let params = yieldtok::PaddingParams {
-            strategy,
-            direction,
-            pad_to_multiple_of,
-            pad_id,
-            pad_type_id,
-            pad_token: pad_token.to_string(),
-        };
+        let params = padding_params(direction, pad_id, pad_type_id, pad_token, length, pad_to_multiple_of)?;
         self.set_tok(self.tok().with_padding(Some(params)));
         Ok(())
+    }
+
+    /// A tokenizer sharing everything with this one but the truncation
+    /// (`(max_length, stride, strategy, direction)`) and padding (`(length, direction, pad_id,
+    /// pad_type_id, pad_token, pad_to_multiple_of)`), `None` for off: the core settings
+    /// `__call__` maps transformers' arguments onto (this tokenizer is left alone).
+    #[pyo3(signature = (truncation=None, padding=None))]
+    #[allow(clippy::type_complexity)]
+    fn _with_settings(
+        &self,
+        truncation: Option<(usize, usize, String, String)>,
+        padding: Option<(Option<usize>, String, u32, u32, String, Option<usize>)>,
+    ) -> PyResult<Tokenizer> {
+        let truncation = match truncation {
+            Some((max_length, stride, strategy, direction)) => {
+                Some(truncation_params(max_length, stride, &strategy, &direction)?)
+            }
+            None => None,
+        };
+        let padding = match padding {
+            Some((length, direction, pad_id, pad_type_id, pad_token, multiple)) => {
+                Some(padding_params(&direction, pad_id, pad_type_id, &pad_token, length, multiple)?)
+            }
+            None => None,
+        };
+        let tok = guard(|| self.tok().with_truncation(truncation))?.with_padding(padding);
+        Ok(Tokenizer::new(tok))
+    }
+
+    /// transformers' ``tokenizer(text | texts, text_pair=None, ...)`` (``PreTrainedTokenizerFast.__call__``):
+    /// a dict equal to its ``BatchEncoding``'s (see ``yieldtok._transformers``: the arguments
+    /// become the core's truncation and padding for one batch encode).
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let call = py.import("yieldtok._transformers")?.getattr("call")?;
+        let mut all: Vec<Bound<'py, PyAny>> = vec![slf.clone().into_any()];
+        all.extend(args.iter());
+        call.call(PyTuple::new(py, all)?, kwargs)
+    }
+
+    /// transformers' ``model_input_names``: the config's, else ``PreTrainedTokenizerFast``'s
+    /// default ``["input_ids", "attention_mask"]`` (5.24).
+    #[getter]
+    fn model_input_names(&self) -> Vec<String> {
+        let from_config = self.tok().config().and_then(|c| c.raw.get("model_input_names").cloned());
+        match from_config {
+            Some(serde_json::Value::Array(v)) => v.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+            _ => ["input_ids", "attention_mask"].map(str::to_string).to_vec(),
+        }
     }
 
     /// Turn padding off.

@@ -17,7 +17,7 @@ ATTRS = ["bos_token", "eos_token", "pad_token", "unk_token",
          "model_max_length", "padding_side", "truncation_side",
          "sep_token", "cls_token", "mask_token", "sep_token_id", "cls_token_id", "mask_token_id",
          "all_special_tokens", "all_special_ids", "extra_special_tokens", "extra_special_tokens_ids",
-         "vocab_size", "chat_template"]
+         "vocab_size", "chat_template", "model_input_names"]
 
 TEXT = "Hello, world! naïve café — 東京 🙂 <|im_end|> [SEP] </s>  tabs\tand\nnewlines 12345"
 

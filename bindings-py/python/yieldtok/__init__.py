@@ -204,6 +204,13 @@ class AsyncTokenizer:
     def get_added_tokens_decoder(self) -> Dict[int, AddedToken]:
         return self.sync.get_added_tokens_decoder()
 
+    async def __call__(self, text: Any = None, *args: Any, **kwargs: Any) -> Dict[str, Any]:
+        """Awaitable ``Tokenizer.__call__`` (transformers' ``tokenizer(text, ...)``): same
+        arguments and result; the encode runs on the core scheduler."""
+        from ._transformers import async_call
+
+        return await async_call(self.sync, text, *args, **kwargs)
+
     def __reduce__(self) -> Any:
         return (AsyncTokenizer, (self.sync,))
 

@@ -517,6 +517,39 @@ class Tokenizer:
     def get_added_vocab(self) -> Dict[str, int]:
         """Added token -> id, in id order (transformers' ``get_added_vocab``)."""
     @property
+    def model_input_names(self) -> List[str]:
+        """The config's ``model_input_names``, else ``["input_ids", "attention_mask"]`` (transformers 5.24)."""
+    def __call__(
+        self,
+        text: Union[str, Sequence[str]],
+        text_pair: Optional[Union[str, Sequence[str]]] = None,
+        add_special_tokens: bool = True,
+        padding: Union[bool, str] = False,
+        truncation: Optional[Union[bool, str]] = None,
+        max_length: Optional[int] = None,
+        stride: int = 0,
+        is_split_into_words: bool = False,
+        pad_to_multiple_of: Optional[int] = None,
+        padding_side: Optional[str] = None,
+        return_tensors: Optional[str] = None,
+        return_token_type_ids: Optional[bool] = None,
+        return_attention_mask: Optional[bool] = None,
+        return_overflowing_tokens: bool = False,
+        return_special_tokens_mask: bool = False,
+        return_offsets_mapping: bool = False,
+        return_length: bool = False,
+        verbose: bool = True,
+        tokenizer_kwargs: Optional[Mapping[str, Any]] = None,
+    ) -> Dict[str, Any]:
+        """transformers' ``tokenizer(text, ...)`` (``PreTrainedTokenizerFast.__call__`` of 5.24): a dict
+        equal to its ``BatchEncoding`` (``input_ids``, ``attention_mask``, … lists, or numpy arrays /
+        torch tensors with ``return_tensors="np"``/``"pt"``). ``padding`` True/"longest"/"max_length",
+        ``truncation`` True/"longest_first"/"only_first"/"only_second" (implied by ``max_length``),
+        ``max_length`` defaulting to ``model_max_length``, ``padding_side``/``truncation_side`` from the
+        config: mapped onto the core's truncation and padding for this call only (the tokenizer's own
+        ``enable_truncation``/``enable_padding`` settings are ignored, as transformers does).
+        ``is_split_into_words=True`` raises ``NotImplementedError``."""
+    @property
     def origin(self) -> Optional[str]:
         """Where the tokenizer was loaded from, if known."""
     @property
