@@ -15,6 +15,10 @@ step "rust: format gate (cargo fmt --all --check, rustfmt.toml)"
 rustup component add rustfmt >/dev/null 2>&1 || true
 cargo fmt --all --check
 
+step "rust: lint gate (cargo clippy --workspace --all-targets -D warnings, [workspace.lints])"
+rustup component add clippy >/dev/null 2>&1 || true
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
 step "rust: cargo test --workspace"
 cargo test --workspace --no-fail-fast 2>&1 | tee target/rust-tests.log
 grep -q "test result: ok" target/rust-tests.log

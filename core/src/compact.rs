@@ -237,7 +237,8 @@ impl CompactTokenizer {
                 serde_json::from_value(want[k].clone()).map_err(|e| format!("check results: {e}"))
             };
             let (ids, offsets, type_ids, special) = (get("ids")?, get("offsets")?, get("type_ids")?, get("special")?);
-            for target in [CHECK_TARGETS[add as usize]] {
+            {
+                let target = CHECK_TARGETS[add as usize];
                 let opts = EncodeOptions { add_special_tokens: add, piece_bytes: Some(target), ..Default::default() };
                 let job = self.job(text.clone(), opts);
                 job.step(Budget::UNLIMITED);

@@ -380,7 +380,8 @@ impl Frame {
 
     fn assemble(&self, pieces: &[OwnPiece], add: bool) -> Encoding {
         let n: usize = pieces.iter().map(|p| p.tokens.ids.len()).sum();
-        let (prefix, suffix, content_type): (&[(u32, u32)], &[(u32, u32)], u32) =
+        type Ids<'a> = &'a [(u32, u32)];
+        let (prefix, suffix, content_type): (Ids, Ids, u32) =
             if add { (&self.prefix, &self.suffix, self.content_type) } else { (&[], &[], 0) };
         let total = prefix.len() + n + suffix.len();
         let mut e = Encoding {

@@ -14,6 +14,8 @@
 use yieldtok_engine::{Engine, PieceOptions, Tokens};
 use yieldtok_testkit::{corpus, fixtures};
 
+// One value per run: the size of its variants does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Which {
     Own(Engine, bool),
     Fast(fastokens::Tokenizer),
