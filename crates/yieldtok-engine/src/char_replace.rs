@@ -109,7 +109,18 @@ impl CharReplaceMap<'_> {
         }
         let mut from_buf = [0; 4];
         let from = self.from.from.encode_utf8(&mut from_buf).as_bytes();
+        // A one-byte `from` (gemma3's and llama2's space); any other never starts with ASCII.
+        let from_ascii = if from.len() == 1 { from[0] } else { 0x80 };
         loop {
+            if op != 0 && t > np {
+                // ASCII bytes other than `from` span one normalized byte each: skip them at once
+                // (as many as lie before `t`).
+                let rest = &self.orig[(op as usize).min(self.orig.len())..];
+                let lim = ((t - np) as usize).min(rest.len());
+                let k = rest[..lim].iter().position(|&b| b >= 0x80 || b == from_ascii).unwrap_or(lim) as u32;
+                np += k;
+                op += k;
+            }
             let Some(&b0) = self.orig.get(op as usize) else {
                 // Past the end (cannot happen for a token of the segment): the last char.
                 return (op, 0);
