@@ -126,7 +126,8 @@ impl CharReplaceMap<'_> {
                 return (op, 0);
             };
             let len = utf8_len(b0) as u32;
-            let is_from = self.orig[op as usize..].starts_with(from);
+            // (One byte compared directly: `starts_with` calls `memcmp`.)
+            let is_from = if from.len() == 1 { b0 == from_ascii } else { self.orig[op as usize..].starts_with(from) };
             let span = if op == 0 { self.plen } else { 0 } + if is_from { self.from.to.len() as u32 } else { len };
             if t < np + span {
                 self.cursor.set((np, op));
