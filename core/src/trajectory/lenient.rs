@@ -472,7 +472,8 @@ mod tests {
         for (doc, want) in [
             (&b"[[{}], [{]]"[..], "line 1 column 10"),
             (b"[[{}]\n, 5 x]", "line 2 column 5"),
-            (b"{}", "line 1 column 1"),
+            // valid JSON of the wrong shape: the error `groups_from_value` gives (no place)
+            (b"{}", "expected a list of trajectory groups"),
             (b"[[\"abc]", "line 1 column 3"),
             (b"[[]] x", "line 1 column 6"),
         ] {
