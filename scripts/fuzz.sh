@@ -7,21 +7,24 @@
 #
 #   FUZZ_SECONDS  seconds per target (default 10; chunked_encode gets three times as long, as
 #                 loading its six tokenizers takes the first few seconds)
-#
-# New inputs libFuzzer finds go to a temporary directory, not into the kept corpus: add the ones
-# worth keeping by hand (`cargo fuzz cmin` keeps a corpus small).
+#   FUZZ_NEW_DIR  where the new inputs libFuzzer finds are kept (one folder per target); by
+#                 default a temporary directory, deleted at the end, so the kept corpus changes
+#                 only by hand (copy the inputs worth keeping; `cargo fuzz cmin` keeps it small)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 secs=${FUZZ_SECONDS:-10}
 
-rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+# (`rustup run`, not `toolchain list | grep -q`: under pipefail, grep's early exit can fail the
+# pipe and update an installed nightly)
+rustup run nightly rustc -V >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+new=${FUZZ_NEW_DIR:-$work}
 mkdir -p "$work/templates"
-python3 - "$root/.cache/fixtures" "$work/templates" <<'PY'
+python3 - "${YIELDTOK_FIXTURES:-$root/.cache/fixtures}" "$work/templates" <<'PY'
 import json, pathlib, sys
 for cfg in sorted(pathlib.Path(sys.argv[1]).glob("*/tokenizer_config.json")):
     t = json.loads(cfg.read_text()).get("chat_template")
@@ -39,16 +42,17 @@ for target in chunked_encode template_render tag_scanner trajectory_parse; do
   seeds=()
   dict=()
   t=$secs
+  max_len=4096
   case $target in
     chunked_encode) dict=(-dict=dicts/chunked_encode.dict); t=$((secs * 3)) ;;
-    template_render | tag_scanner) seeds=("$work/templates"); dict=(-dict=dicts/jinja.dict) ;;
+    template_render | tag_scanner) seeds=("$work/templates"); dict=(-dict=dicts/jinja.dict); max_len=65536 ;;
     trajectory_parse) dict=(-dict=dicts/trajectory_parse.dict) ;;
   esac
-  mkdir -p "$work/new-$target"
+  mkdir -p "$new/new-$target"
   echo "fuzz: $target for ${t}s"
   rc=0
-  cargo +nightly fuzz run -s none "$target" "$work/new-$target" "corpus/$target" "${seeds[@]}" -- \
-    -max_total_time="$t" -timeout=10 -rss_limit_mb=2048 -max_len=4096 "${dict[@]}" -print_final_stats=1 \
+  cargo +nightly fuzz run -s none "$target" "$new/new-$target" "corpus/$target" "${seeds[@]}" -- \
+    -max_total_time="$t" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" "${dict[@]}" -print_final_stats=1 \
     >"$work/$target.log" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ]; then
     tail -n 60 "$work/$target.log"
