@@ -13,8 +13,9 @@ import warnings
 
 warnings.filterwarnings("ignore")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-import numpy as np  # noqa: E402
 from transformers import PreTrainedTokenizerFast  # noqa: E402
+
+from plain_json import plain  # noqa: E402  (this folder: the script's own)
 
 FIXTURES = ["qwen3", "llama3_1", "gemma3", "minilm", "spm_unigram", "deepseek_v3", "gpt4o"]
 SHORT = "Hello, world!"
@@ -62,16 +63,6 @@ def cases(seed=0, per_text=40):
     out.append(("single short", SHORT, None, {"padding_side": "left", "padding": "max_length", "max_length": 12}))
     out.append(("single short", SHORT, None, {"tokenizer_kwargs": {"max_length": 5, "truncation": True}}))
     return out
-
-
-def plain(v):
-    if isinstance(v, np.ndarray):
-        if v.dtype == object:
-            return {"np": "object", "shape": list(v.shape), "data": [plain(x) for x in v]}
-        return {"np": str(v.dtype), "shape": list(v.shape), "data": v.tolist()}
-    if isinstance(v, (list, tuple)):
-        return [plain(x) for x in v]
-    return v
 
 
 def main():

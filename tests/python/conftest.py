@@ -20,6 +20,18 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ["qwen3", "llama3_1", "gemma3", "deepseek_v3", "gpt4o", "gptoss", "llama2"]
 
 
+def oracle_json(var: str, script: str):
+    """The expected values an oracle script (tests/oracle/<script>) wrote to the file named by
+    $var: skipped without it, a failure when YIELDTOK_REQUIRE_ORACLE=1 (the test command)."""
+    path = os.environ.get(var)
+    if not path or not os.path.exists(path):
+        if os.environ.get("YIELDTOK_REQUIRE_ORACLE") == "1":
+            pytest.fail(f"{var} is required (YIELDTOK_REQUIRE_ORACLE=1)")
+        pytest.skip(f"no {var} (tests/oracle/{script})")
+    with open(path) as f:
+        return json.load(f)
+
+
 def fixtures_root() -> pathlib.Path:
     return pathlib.Path(os.environ.get("YIELDTOK_FIXTURES") or REPO / ".cache" / "fixtures")
 

@@ -3,35 +3,19 @@ PreTrainedTokenizerFast over a grid of arguments on several fixtures: tests/orac
 writes CALL_ORACLE (required when YIELDTOK_REQUIRE_ORACLE=1, else skipped without it). Every key,
 value, numpy dtype and shape must be equal; where transformers raises, so must we."""
 import asyncio
-import json
-import os
+import sys
 
-import numpy as np
 import pytest
 
 import yieldtok
-from conftest import fixture_dir
+from conftest import REPO, fixture_dir, oracle_json
 
-ORACLE = os.environ.get("CALL_ORACLE")
+sys.path.insert(0, str(REPO / "tests" / "oracle"))
+from plain_json import plain  # noqa: E402  (the oracle's own conversion)
 
 
 def _cases():
-    if not ORACLE or not os.path.exists(ORACLE):
-        if os.environ.get("YIELDTOK_REQUIRE_ORACLE") == "1":
-            pytest.fail("CALL_ORACLE is required (YIELDTOK_REQUIRE_ORACLE=1)")
-        pytest.skip("no CALL_ORACLE (tests/oracle/call_oracle.py)")
-    with open(ORACLE) as f:
-        return json.load(f)
-
-
-def plain(v):
-    if isinstance(v, np.ndarray):
-        if v.dtype == object:
-            return {"np": "object", "shape": list(v.shape), "data": [plain(x) for x in v]}
-        return {"np": str(v.dtype), "shape": list(v.shape), "data": v.tolist()}
-    if isinstance(v, (list, tuple)):
-        return [plain(x) for x in v]
-    return v
+    return oracle_json("CALL_ORACLE", "call_oracle.py")
 
 
 _toks: dict = {}

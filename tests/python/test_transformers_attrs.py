@@ -2,24 +2,18 @@
 convert_tokens_to_ids, convert_tokens_to_string, get_added_vocab, len) against transformers 5.24's
 PreTrainedTokenizerFast for the same folders (tests/oracle/attributes_oracle.py writes ATTRS_ORACLE;
 required when YIELDTOK_REQUIRE_ORACLE=1, else skipped without it)."""
-import json
 import os
 
 import pytest
 
 import yieldtok
+from conftest import oracle_json
 
-ORACLE = os.environ.get("ATTRS_ORACLE")
 FIXTURES = os.environ.get("ATTRS_FIXTURES", os.path.join(os.path.dirname(__file__), "..", "..", ".cache", "fixtures"))
 
 
 def _expected():
-    if not ORACLE or not os.path.exists(ORACLE):
-        if os.environ.get("YIELDTOK_REQUIRE_ORACLE") == "1":
-            pytest.fail("ATTRS_ORACLE is required (YIELDTOK_REQUIRE_ORACLE=1)")
-        pytest.skip("no ATTRS_ORACLE (tests/oracle/attributes_oracle.py)")
-    with open(ORACLE) as f:
-        return json.load(f)
+    return oracle_json("ATTRS_ORACLE", "attributes_oracle.py")
 
 
 def test_attributes_equal_transformers():
