@@ -1,7 +1,8 @@
 //! A fast path for SentencePiece's normalizer shape — `Replace` of one char by a string,
 //! optionally after a `Prepend` (gemma3: `Replace(" " → "▁")`; llama2: `Prepend("▁")` then
 //! the same) — without building a [`crate::normalized::Normalized`]: the normalized text is
-//! written in one pass and offsets are mapped back by a cursor that walks the original text
+//! written in one pass (recording where the replaced chars are) and offsets are mapped back
+//! arithmetically from the number of replacements before a byte, kept by a cursor that moves
 //! along the tokens (which come in order). The alignments are `tokenizers`': each char of the
 //! replacement aligns with the replaced char, the prepended chars with the first char.
 
@@ -56,17 +57,24 @@ impl CharReplace {
         self.prepend.is_some()
     }
 
-    /// The normalized form of `seg` (non-empty) into `out`.
-    pub fn normalize(&self, seg: &str, with_prepend: bool, out: &mut String) {
+    /// The normalized form of `seg` (non-empty) into `out`; with `reps`, the original
+    /// positions of the replaced chars into it (what [`Self::map`] needs).
+    pub fn normalize(&self, seg: &str, with_prepend: bool, out: &mut String, mut reps: Option<&mut Vec<u32>>) {
         out.clear();
         out.reserve(seg.len() + seg.len() / 4 + 8);
         if with_prepend && !seg.is_empty() {
             out.extend(self.prepend.as_deref());
         }
+        if let Some(r) = reps.as_deref_mut() {
+            r.clear();
+        }
         let mut last = 0;
         let mut push = |i: usize, out: &mut String| {
             out.push_str(&seg[last..i]);
             out.push_str(&self.to);
+            if let Some(r) = reps.as_deref_mut() {
+                r.push(i as u32);
+            }
             last = i + self.from.len_utf8();
         };
         if self.from.is_ascii() {
@@ -82,60 +90,123 @@ impl CharReplace {
         out.push_str(&seg[last..]);
     }
 
-    /// The offset map of `seg` normalized by [`Self::normalize`] (`base`: where `seg` starts).
-    pub fn map<'a>(&'a self, seg: &'a str, base: u32, with_prepend: bool) -> CharReplaceMap<'a> {
+    /// The offset map of `seg` normalized by [`Self::normalize`] (`base`: where `seg` starts;
+    /// `reps`: the replaced chars' positions it gave).
+    pub fn map<'a>(&'a self, seg: &'a str, base: u32, with_prepend: bool, reps: &'a [u32]) -> CharReplaceMap<'a> {
         let plen = if with_prepend { self.prepend.as_ref().map_or(0, |p| p.len() as u32) } else { 0 };
-        CharReplaceMap { orig: seg.as_bytes(), base, from: self, plen, cursor: Cell::new((0, 0)) }
+        let m = CharReplaceMap {
+            orig: seg.as_bytes(),
+            base,
+            reps,
+            plen,
+            from_len: self.from.len_utf8() as u32,
+            to_len: self.to.len() as u32,
+            cursor: Cell::new(Cursor { k: 0, next: 0, lo: 0, shift: 0 }),
+        };
+        m.cursor.set(m.cursor_at(0));
+        m
     }
 }
 
-/// Offsets of a [`CharReplace`]-normalized segment (see the module docs).
+/// Offsets of a [`CharReplace`]-normalized segment (see the module docs). The normalized
+/// text is the original with the prepend string first and each replaced char (at `reps`)
+/// `to_len` bytes long instead of `from_len`: a normalized byte past `k` replacements that is
+/// not in one lies in an unchanged char at original byte `t - (plen + k * (to_len -
+/// from_len))`, so a lookup only has to know how many replacements lie before it — a
+/// cursor, carried from the previous lookup (tokens come in order), so that mapping a
+/// segment's tokens costs a few comparisons per token and one step per replacement, with no
+/// walk over the chars.
 pub struct CharReplaceMap<'a> {
     orig: &'a [u8],
     base: u32,
-    from: &'a CharReplace,
+    /// Original starts of the replaced chars, ascending.
+    reps: &'a [u32],
     plen: u32,
-    /// (normalized start of the span of the original char at, that original char's start).
-    cursor: Cell<(u32, u32)>,
+    from_len: u32,
+    to_len: u32,
+    cursor: Cell<Cursor>,
+}
+
+/// Where the last lookup left off: replacements `..k` end at or before it.
+#[derive(Clone, Copy)]
+struct Cursor {
+    k: u32,
+    /// Normalized start of replacement `k` (`u32::MAX` past the last).
+    next: u32,
+    /// Normalized end of replacement `k - 1` (or of the prepend string): the cursor holds
+    /// for bytes from here on.
+    lo: u32,
+    /// Normalized minus original position of the unchanged chars after replacement `k - 1`
+    /// (wrapping: a replacement may be shorter than its char).
+    shift: u32,
 }
 
 impl CharReplaceMap<'_> {
+    /// The cursor with replacements `..k` behind it.
+    fn cursor_at(&self, k: usize) -> Cursor {
+        let k32 = k as u32;
+        let shift = self.plen.wrapping_add(k32.wrapping_mul(self.to_len.wrapping_sub(self.from_len)));
+        let next = self.reps.get(k).map_or(u32::MAX, |&r| r.wrapping_add(shift));
+        let lo = match k {
+            0 => self.plen,
+            _ => self.reps[k - 1].wrapping_add(shift).wrapping_add(self.from_len),
+        };
+        Cursor { k: k32, next, lo, shift }
+    }
+
+    /// A lookup before the cursor (the prepend string, or going back): the cursor is set
+    /// again by binary search.
+    #[cold]
+    #[inline(never)]
+    fn locate_back(&self, t: u32) -> (u32, u32) {
+        if t < self.plen {
+            // The prepended chars align with the first char.
+            return (0, self.orig.first().map_or(0, |&b| utf8_len(b) as u32));
+        }
+        // The first replacement whose normalized span does not end at or before `t`.
+        let end_of = |k: usize| self.cursor_at(k).next.wrapping_add(self.to_len);
+        let (mut lo, mut hi) = (0, self.reps.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if end_of(mid) <= t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        self.cursor.set(self.cursor_at(lo));
+        self.locate(t)
+    }
+
     /// The original char (start, length) whose normalized span holds byte `t`.
-    #[inline]
+    #[inline(always)]
     fn locate(&self, t: u32) -> (u32, u32) {
-        let (mut np, mut op) = self.cursor.get();
-        if t < np {
-            (np, op) = (0, 0);
+        let mut c = self.cursor.get();
+        if t < c.lo {
+            return self.locate_back(t);
         }
-        let mut from_buf = [0; 4];
-        let from = self.from.from.encode_utf8(&mut from_buf).as_bytes();
-        // A one-byte `from` (gemma3's and llama2's space); any other never starts with ASCII.
-        let from_ascii = if from.len() == 1 { from[0] } else { 0x80 };
-        loop {
-            if op != 0 && t > np {
-                // ASCII bytes other than `from` span one normalized byte each: skip them at once
-                // (as many as lie before `t`).
-                let rest = &self.orig[(op as usize).min(self.orig.len())..];
-                let lim = ((t - np) as usize).min(rest.len());
-                let k = rest[..lim].iter().position(|&b| b >= 0x80 || b == from_ascii).unwrap_or(lim) as u32;
-                np += k;
-                op += k;
+        while t >= c.next {
+            if t - c.next < self.to_len {
+                self.cursor.set(c);
+                return (self.reps[c.k as usize], self.from_len);
             }
-            let Some(&b0) = self.orig.get(op as usize) else {
-                // Past the end (cannot happen for a token of the segment): the last char.
-                return (op, 0);
-            };
-            let len = utf8_len(b0) as u32;
-            // (One byte compared directly: `starts_with` calls `memcmp`.)
-            let is_from = if from.len() == 1 { b0 == from_ascii } else { self.orig[op as usize..].starts_with(from) };
-            let span = if op == 0 { self.plen } else { 0 } + if is_from { self.from.to.len() as u32 } else { len };
-            if t < np + span {
-                self.cursor.set((np, op));
-                return (op, len);
-            }
-            np += span;
-            op += len;
+            c.lo = c.next + self.to_len;
+            c.k += 1;
+            c.shift = c.shift.wrapping_add(self.to_len).wrapping_sub(self.from_len);
+            c.next = self.reps.get(c.k as usize).map_or(u32::MAX, |&r| r.wrapping_add(c.shift));
         }
+        self.cursor.set(c);
+        let o = t.wrapping_sub(c.shift) as usize;
+        let orig = self.orig;
+        if o >= orig.len() {
+            // Past the end (cannot happen for a token of the segment).
+            return (orig.len() as u32, 0);
+        }
+        let mut s = o;
+        while s > 0 && orig[s] & 0xC0 == 0x80 {
+            s -= 1;
+        }
+        (s as u32, utf8_len(orig[s]) as u32)
     }
 }
 
@@ -161,17 +232,85 @@ mod tests {
         let cr = CharReplace::from_json(&llama2).unwrap();
         assert!(cr.has_prepend());
         let mut out = String::new();
-        cr.normalize("é a  b", true, &mut out);
+        let mut reps = Vec::new();
+        cr.normalize("é a  b", true, &mut out, Some(&mut reps));
         assert_eq!(out, "▁é▁a▁▁b");
-        let m = cr.map("é a  b", 10, true);
+        assert_eq!(reps, [2, 4, 5]);
+        let m = cr.map("é a  b", 10, true, &reps);
         // "▁é" → the é; "▁" (3 bytes at 5) → the space at 2; "▁b" → the space at 5 .. the b.
         assert_eq!(m.map(0, 5), (10, 12));
         assert_eq!(m.map(5, 8), (12, 13));
         assert_eq!(m.map(12, 16), (15, 17));
         assert_eq!(m.map(0, 3), (10, 12));
-        cr.normalize("a b", false, &mut out);
+        cr.normalize("a b", false, &mut out, None);
         assert_eq!(out, "a▁b");
         let nfc: Value = serde_json::from_str(r#"{"type":"NFC"}"#).unwrap();
         assert!(CharReplace::from_json(&nfc).is_none());
+    }
+
+    /// `tokenizers`' alignments of the normalized text, built char by char: every byte of the
+    /// prepend string and of a char's normalized form aligns with that original char.
+    fn reference_alignments(cr: &CharReplace, seg: &str, with_prepend: bool) -> Vec<(u32, u32)> {
+        let mut al = Vec::new();
+        for (i, c) in seg.char_indices() {
+            let span = (i as u32, (i + c.len_utf8()) as u32);
+            if i == 0 && with_prepend {
+                al.extend(std::iter::repeat_n(span, cr.prepend.as_ref().map_or(0, String::len)));
+            }
+            let n = if c == cr.from { cr.to.len() } else { c.len_utf8() };
+            al.extend(std::iter::repeat_n(span, n));
+        }
+        al
+    }
+
+    /// The arithmetic map against the char-by-char alignments, for every normalizer shape the
+    /// fast path takes (one-byte and multi-byte replaced chars, growing and shrinking, with and
+    /// without a prepend): random texts over multi-byte chars, odd whitespace and the
+    /// replacement itself as a literal; tokens cut at any byte (byte fallback splits chars),
+    /// looked up in order as the pipeline does, then at random (the cursor going back).
+    #[test]
+    fn map_equals_char_by_char_alignments() {
+        let shapes = [
+            r#"{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"▁"},{"type":"Replace","pattern":{"String":" "},"content":"▁"}]}"#,
+            r#"{"type":"Replace","pattern":{"String":" "},"content":"▁"}"#,
+            r#"{"type":"Replace","pattern":{"String":"▁"},"content":" "}"#,
+            r#"{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"ab"},{"type":"Replace","pattern":{"String":"é"},"content":"xyz"}]}"#,
+            r#"{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":" é"},{"type":"Replace","pattern":{"String":"\n"},"content":"\n"}]}"#,
+        ];
+        let alphabet = [
+            " ", " ", "  ", "a", "bc", "é", "▁", "\u{a0}", "\u{3000}", "\t", "\n", "\r\n", "東京", "👍🏽", "e\u{301}",
+            "\u{200d}", "ß",
+        ];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        let (mut out, mut reps) = (String::new(), Vec::new());
+        for shape in shapes {
+            let cr = CharReplace::from_json(&serde_json::from_str(shape).unwrap()).unwrap();
+            for case in 0..400 {
+                let seg: String = (0..1 + next(24)).map(|_| alphabet[next(alphabet.len())]).collect();
+                let with_prepend = case % 3 != 0;
+                cr.normalize(&seg, with_prepend, &mut out, Some(&mut reps));
+                let al = reference_alignments(&cr, &seg, with_prepend);
+                assert_eq!(out.len(), al.len(), "{shape}: {seg:?}");
+                let want = |a: usize, b: usize| (7 + al[a].0, 7 + al[b - 1].1);
+                let m = cr.map(&seg, 7, with_prepend, &reps);
+                let mut a = 0;
+                while a < out.len() {
+                    let b = (a + 1 + next(5)).min(out.len());
+                    assert_eq!(m.map(a as u32, b as u32), want(a, b), "{shape}: {seg:?} {with_prepend} [{a}, {b})");
+                    a = b;
+                }
+                for _ in 0..8 {
+                    let a = next(out.len());
+                    let b = a + 1 + next(out.len() - a);
+                    assert_eq!(m.map(a as u32, b as u32), want(a, b), "{shape}: {seg:?} {with_prepend} [{a}, {b})");
+                }
+            }
+        }
     }
 }

@@ -85,6 +85,8 @@ struct Scratch {
     word: String,
     bpe: BpeScratch,
     norm_text: String,
+    /// Where `char_replace` replaced chars (offsets only).
+    reps: Vec<u32>,
     chunked: Chunked,
 }
 
@@ -247,10 +249,12 @@ impl Pipeline {
         if let Some(cr) = &self.char_replace {
             let with_prepend = !(continuation && cr.has_prepend());
             let mut norm = std::mem::take(&mut s.norm_text);
-            cr.normalize(seg, with_prepend, &mut norm);
-            let map = cr.map(seg, start, with_prepend);
+            let mut reps = std::mem::take(&mut s.reps);
+            cr.normalize(seg, with_prepend, &mut norm, S::OFFSETS.then_some(&mut reps));
+            let map = cr.map(seg, start, with_prepend, &reps);
             let r = self.tokenize_segment(&norm, &map, continuation, opts, s, cache, sink, word);
             s.norm_text = norm;
+            s.reps = reps;
             return r;
         }
         let normalizer = match (continuation, &self.continuation) {

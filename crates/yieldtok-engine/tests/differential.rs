@@ -273,3 +273,83 @@ fn continuation_pieces_match_tokenizers() {
         }
     }
 }
+
+// ---- SentencePiece-shape offsets -------------------------------------------------------------
+
+/// The SentencePiece normalizer's fast path (`Replace(" " → "▁")`, after llama2's `Prepend`)
+/// maps offsets back arithmetically from where the spaces were: its edges against the oracle,
+/// on llama2 and gemma3 and on each with normalized added tokens of its own (matched on the
+/// normalized text, so their offsets go through the map too): multi-byte chars (some only by
+/// byte fallback), odd whitespace, the literal `▁` and gemma3's `▁▁` tokens, runs of spaces
+/// at the start and end, added tokens next to spaces. Both the fast and the general engine.
+#[test]
+fn sentencepiece_offsets_match_tokenizers() {
+    let parts = [
+        " ",
+        "  ",
+        "   ",
+        "a",
+        " a",
+        "a ",
+        "é",
+        "ß",
+        "▁",
+        "▁▁",
+        "▁ ▁",
+        "\u{a0}",
+        "\u{3000}",
+        "\t",
+        "\r\n",
+        "\n",
+        "\n\n",
+        "東京",
+        "𠀀",
+        "👍🏽",
+        "e\u{301}",
+        "\u{200d}",
+        "\u{feff}",
+        "hello",
+        " world",
+        "don't",
+        "1 234",
+        "<start_of_turn>",
+        "<s>",
+        "</s>",
+        "<unk>",
+        "ab c",
+        " é▁",
+        "x  y",
+    ];
+    let mut rng = corpus::Rng(0x5e913);
+    let mut texts: Vec<String> = parts.iter().flat_map(|a| parts.iter().map(move |b| format!("{a}{b}"))).collect();
+    texts.extend((0..300).map(|_| (0..1 + rng.below(30)).map(|_| parts[rng.below(parts.len())]).collect()));
+    for name in ["llama2", "gemma3"] {
+        let json = std::fs::read_to_string(fixtures::tokenizer_json(name).unwrap()).unwrap();
+        let mut file: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut variants = vec![(name.to_string(), json)];
+        // Normalized added tokens, past the vocabulary.
+        let next_id =
+            file["model"]["vocab"].as_object().unwrap().len() + file["added_tokens"].as_array().unwrap().len();
+        for (i, content) in ["ab c", " é▁", "x  y"].into_iter().enumerate() {
+            file["added_tokens"].as_array_mut().unwrap().push(serde_json::json!({
+                "id": next_id + i, "content": content, "single_word": false, "lstrip": false, "rstrip": false,
+                "normalized": true, "special": false
+            }));
+        }
+        variants.push((format!("{name} + normalized added tokens"), file.to_string()));
+        for (label, json) in variants {
+            let oracle: tokenizers::Tokenizer = json.parse().expect("oracle loads");
+            let added = oracle.get_added_tokens_decoder().into_values().map(|t| t.content).collect();
+            let engine = Engine::from_json(&json).expect("engine loads");
+            let general = Engine::from_json_with(&json, LoadOptions { fast_paths: false }).expect("general engine");
+            let f = Fixture { name, engine: None, general: None, oracle, added, continuation: None };
+            for text in &texts {
+                for (kind, e) in [("fast", &engine), ("general", &general)] {
+                    if let Err(e) = compare(&f, e, text) {
+                        panic!("{label} ({kind}): {e}\ntext: {text:?}");
+                    }
+                }
+            }
+        }
+    }
+}
