@@ -43,9 +43,17 @@ pub(crate) struct Inner {
 /// Default piece size of jobs served by the fast or the own engine (~0.3 ms of their work).
 pub const FAST_PIECE_BYTES: usize = 32 * 1024;
 
+/// Largest piece target the sync API's parallel path picks for the fast engine: a piece ends at
+/// the first safe cut at or after its target, and one of
+/// [`MAX_SERIAL_BYTES`](crate::engine::fast::MAX_SERIAL_BYTES) or more goes to the own engine.
+#[cfg(not(target_arch = "wasm32"))]
+const FAST_MAX_PIECE_TARGET: usize = 48 * 1024;
+
 impl Inner {
     /// The fast ids-only engine's result for a piece, when one serves this tokenizer. A
-    /// continuation piece (llama2-style prepend removed) never goes to the fast engine.
+    /// continuation piece (llama2-style prepend removed) never goes to the fast engine, nor
+    /// does one of [`MAX_SERIAL_BYTES`](crate::engine::fast::MAX_SERIAL_BYTES) or more (that
+    /// could fan out over fastokens' own threads; the own engine serves it).
     pub(crate) fn fast_ids(&self, piece: &str, mode: Mode) -> Option<Result<Vec<u32>>> {
         cfg_if::cfg_if! {
             if #[cfg(target_arch = "wasm32")] {
@@ -56,6 +64,7 @@ impl Inner {
                     return None;
                 }
                 match self.fast.ready() {
+                    Some(_) if piece.len() >= crate::engine::fast::MAX_SERIAL_BYTES => None,
                     Some(f) => Some(f.encode_ids(piece).map_err(Error::Tokenize)),
                     None => {
                         if !self.fast.here().started.load(std::sync::atomic::Ordering::Acquire) {
@@ -70,6 +79,19 @@ impl Inner {
         }
     }
 
+    /// Whether the fast engine serves pieces of a job with this output now (native, ready,
+    /// ids only, with the special-token frame the core adds itself).
+    pub(crate) fn fast_serves(&self, output: Output) -> bool {
+        cfg_if::cfg_if! {
+            if #[cfg(target_arch = "wasm32")] {
+                let _ = output;
+                false
+            } else {
+                output == Output::Ids && self.frame.is_some() && self.fast.ready().is_some()
+            }
+        }
+    }
+
     /// The own engine, when it serves this tokenizer.
     pub(crate) fn own(&self) -> Option<&OwnEngine> {
         self.own.as_deref().ok()
@@ -80,11 +102,9 @@ impl Inner {
     /// [`FAST_PIECE_BYTES`] for pieces the fast or the own engine serve (unless a default
     /// other than [`DEFAULT_PIECE_BYTES`] was set).
     pub(crate) fn piece_bytes_for(&self, output: Output) -> usize {
-        #[cfg(not(target_arch = "wasm32"))]
-        if output == Output::Ids && self.frame.is_some() && self.fast.ready().is_some() {
+        if self.fast_serves(output) {
             return self.default_piece_bytes.max(FAST_PIECE_BYTES);
         }
-        let _ = output;
         if self.own().is_some() && self.default_piece_bytes == DEFAULT_PIECE_BYTES {
             return FAST_PIECE_BYTES;
         }
@@ -144,8 +164,6 @@ impl Loader {
     }
 
     fn start() -> Loader {
-        // fastokens reads this once per process; keep its own pool out of the scheduler's way.
-        crate::engine::fast::bound_internal_threads();
         let (tx, rx) = std::sync::mpsc::channel::<Arc<Inner>>();
         let spawned = std::thread::Builder::new().name("yieldtok-engine-load".into()).spawn(move || {
             // Items arrive only once this loader is published (they are sent through it).
@@ -450,12 +468,11 @@ impl Tokenizer {
 
     /// The engine that serves ids-only work (`encode_ids`, `count`, ids-only jobs) right now:
     /// `"fastokens"` once the fast engine is loaded and verified (native; llama2-style
-    /// continuation pieces still go to the own engine), else `"yieldtok"` when the own engine
+    /// continuation pieces, and pieces of 64 KiB or more, still go to the own engine), else `"yieldtok"` when the own engine
     /// serves this tokenizer (see [`encoding_engine`](Self::encoding_engine)), else
     /// `"tokenizers"` (the reference).
     pub fn engine(&self) -> &'static str {
-        #[cfg(not(target_arch = "wasm32"))]
-        if self.inner.frame.is_some() && self.inner.fast.ready().is_some() {
+        if self.inner.fast_serves(Output::Ids) {
             return "fastokens";
         }
         self.encoding_engine()
@@ -757,7 +774,10 @@ impl Tokenizer {
         #[cfg(not(target_arch = "wasm32"))]
         if text.len() >= PARALLEL_MIN_BYTES && self.inner.planner.rules.is_chunked() {
             let threads = self.inner.scheduler.threads().max(1);
-            let piece = opts.piece_bytes.unwrap_or_else(|| (text.len() / (threads * 4)).clamp(16 * 1024, 1 << 20));
+            // Pieces for the fast engine stay under its serial bound (a piece ends at the first
+            // safe cut at or after its target, so the target leaves room).
+            let max = if self.inner.fast_serves(opts.output) { FAST_MAX_PIECE_TARGET } else { 1 << 20 };
+            let piece = opts.piece_bytes.unwrap_or_else(|| (text.len() / (threads * 4)).clamp(16 * 1024, max));
             let job = self.job_until(text, EncodeOptions { piece_bytes: Some(piece), ..opts.clone() }, cancel);
             job.run_parallel();
             return Ok(job);

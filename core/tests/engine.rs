@@ -3,7 +3,7 @@
 //! every fixture tokenizer — gpt4o included, whose gapped vocab the engine normalises — over
 //! the exactness corpus (multilingual, code, JSON, emoji, combining marks, Roman numerals,
 //! fullwidth digits, NBSP, whitespace runs, special tokens, 1 MB+), through every ids-only path
-//! (sync, chunked, parallel, async, batches, count), plus a property test over a weighted
+//! (sync, chunked, parallel, async, batches, count; a 100 KB piece with no safe cut), plus a property test over a weighted
 //! alphabet of troublemakers.
 
 mod common;
@@ -45,6 +45,9 @@ fn check_ids(name: &str, tok: &Tokenizer, engine: &str) {
     let mut texts = corpus(&tok);
     texts.push(("roman/fullwidth/nbsp".into(), "Ⅻ ⅷ ０１２３ x\u{a0}y \u{a0}word ☺︎ ❤️ 👩🏽‍💻 ".repeat(40)));
     texts.push(("1MB".into(), mixed(&tok, 11, 1_100_000)));
+    // No safe cut in 100 KB (no space, no newline): one piece past fastokens' serial bound, which
+    // the own engine serves (the fast engine debug-asserts it never gets one).
+    texts.push(("uncut 100KB".into(), "ab1;東京=".repeat(6_000)));
     for (label, text) in &texts {
         for add in [false, true] {
             let want = reference(&tok, text, add).ids;

@@ -37,13 +37,15 @@
 //!   the first encode of *any* size (the added-token splitter asks for the pool size),
 //!   spinning 50 µs after a job, then parked. It only gets work from one input of 64 KiB
 //!   or more (scanner / pre-tokenized paths; added-token scan: 256 KiB) and from
-//!   `encode_batch`. `FASTOKENS_BPE_THREADS=1` in the environment before the first encode
-//!   means no pool and no thread, ever (read once, into a `OnceLock`);
-//!   [`bound_internal_threads`] sets it. Without it, chunks under 64 KiB still run wholly
-//!   on the calling thread, but the parked pool threads exist.
+//!   `encode_batch`. This engine never gives it any: it calls neither `encode_batch` nor
+//!   [`encode_ids`](FastEngine::encode_ids) with [`MAX_SERIAL_BYTES`] or more (longer pieces
+//!   go to the own engine), so every encode runs wholly on the calling thread (a scheduler
+//!   worker: no CPU beyond the scheduler's) and the pool's threads stay parked. The process
+//!   environment is left alone (no `set_var` while host threads may read it): a user who
+//!   wants no pool threads at all sets `FASTOKENS_BPE_THREADS=1` before start.
 //! * rayon (global pool, or the caller's pool when called from inside one): only the
 //!   parallel regex matcher of a `Split` pattern that fastokens' scanners do not
-//!   recognise, on inputs of 64 KiB or more. None of the seven fixtures reaches it.
+//!   recognise, on inputs of 64 KiB or more: never reached, by the same bound.
 //! * Thread-locals: each thread that encodes with a byte-level model gets a copy of the
 //!   model's pretoken-cache seed on its first encode: ~2-4 ms and ~17 MiB (qwen3,
 //!   llama3_1, deepseek_v3) or ~34 MiB (gpt4o, gptoss) per thread and model, kept for up
@@ -91,11 +93,8 @@ impl FastEngine {
         Ok(Self { tok, busy: AtomicUsize::new(0) })
     }
 
-    /// ids of `text` without special tokens / post-processor (one chunk; no internal parallelism)
-    ///
-    /// "No internal parallelism" holds for `text.len() < 64 KiB`, or for any length once
-    /// `FASTOKENS_BPE_THREADS=1` was in the environment before the first encode of the
-    /// process (see [`bound_internal_threads`]).
+    /// ids of `text` without special tokens / post-processor (one chunk; no internal
+    /// parallelism: the caller keeps `text` shorter than [`MAX_SERIAL_BYTES`]).
     pub fn encode_ids(&self, text: &str) -> Result<Vec<u32>, String> {
         struct Busy<'a>(&'a AtomicUsize);
         impl Drop for Busy<'_> {
@@ -103,6 +102,7 @@ impl FastEngine {
                 self.0.fetch_sub(1, Ordering::SeqCst);
             }
         }
+        debug_assert!(text.len() < MAX_SERIAL_BYTES, "fastokens would fan out over its own pool");
         self.busy.fetch_add(1, Ordering::SeqCst);
         let _busy = Busy(&self.busy);
         self.tok.encode_with_special_tokens(text, false).map_err(|e| format!("fastokens: {e}"))
@@ -177,20 +177,8 @@ pub fn normalize_gapped_vocab(json: &mut Value) -> Result<Vec<(String, u32)>, St
     }
 }
 
-/// Make fastokens run every encode on the calling thread only: sets
-/// `FASTOKENS_BPE_THREADS=1` unless the user already set it. Must run before the first
-/// fastokens encode of the process (fastokens reads it once, into a `OnceLock`) and, as any
-/// `set_var`, while no other thread reads or writes the environment — call it early, at
-/// engine construction on the loading thread. Returns the value now in force.
-pub fn bound_internal_threads() -> String {
-    const VAR: &str = "FASTOKENS_BPE_THREADS";
-    match std::env::var(VAR) {
-        Ok(v) => v,
-        Err(_) => {
-            // Sound only during setup, before the engine's worker threads exist (edition 2024
-            // marks `set_var` unsafe for this reason); see the function doc.
-            std::env::set_var(VAR, "1");
-            "1".to_owned()
-        }
-    }
-}
+/// Inputs this long or longer may make fastokens 0.3.5 fan out over its own thread pool
+/// (its smallest threshold, `SCAN_FUSED_PARALLEL_MIN`, is 64 KiB); shorter ones run wholly on
+/// the calling thread whatever the environment. [`FastEngine::encode_ids`] gets only shorter
+/// pieces.
+pub(crate) const MAX_SERIAL_BYTES: usize = 64 * 1024;

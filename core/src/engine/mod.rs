@@ -17,7 +17,8 @@
 //!   process-wide loader thread (it costs 3–4x the reference's load time), then checked
 //!   against the reference on the load-time self-check sample; until it is ready, or if it cannot serve
 //!   the tokenizer or the check fails (and for llama2-style continuation pieces, which it
-//!   cannot encode), the own engine serves ids — or the reference, where the own engine
+//!   cannot encode, and pieces of 64 KiB or more, which it would spread over threads of its
+//!   own: see [`fast::MAX_SERIAL_BYTES`]), the own engine serves ids — or the reference, where the own engine
 //!   does not serve.
 //!   [`Tokenizer::engine`](crate::Tokenizer::engine) says which engine serves ids right now,
 //!   and a `log` line records each decision.
