@@ -102,6 +102,7 @@ impl CharReplace {
             from_len: self.from.len_utf8() as u32,
             to_len: self.to.len() as u32,
             cursor: Cell::new(Cursor { k: 0, next: 0, lo: 0, shift: 0 }),
+            after: Cell::new((u32::MAX, 0)),
         };
         m.cursor.set(m.cursor_at(0));
         m
@@ -125,6 +126,8 @@ pub struct CharReplaceMap<'a> {
     from_len: u32,
     to_len: u32,
     cursor: Cell<Cursor>,
+    /// (normalized byte, original char start) right after the last token's last char.
+    after: Cell<(u32, u32)>,
 }
 
 /// Where the last lookup left off: replacements `..k` end at or before it.
@@ -158,10 +161,12 @@ impl CharReplaceMap<'_> {
     /// again by binary search.
     #[cold]
     #[inline(never)]
-    fn locate_back(&self, t: u32) -> (u32, u32) {
+    fn locate_back(&self, t: u32) -> (u32, u32, u32) {
         if t < self.plen {
             // The prepended chars align with the first char.
-            return (0, self.orig.first().map_or(0, |&b| utf8_len(b) as u32));
+            let len = self.orig.first().map_or(0, |&b| utf8_len(b) as u32);
+            let span = if self.reps.first() == Some(&0) { self.to_len } else { len };
+            return (0, len, self.plen + span);
         }
         // The first replacement whose normalized span does not end at or before `t`.
         let end_of = |k: usize| self.cursor_at(k).next.wrapping_add(self.to_len);
@@ -178,9 +183,10 @@ impl CharReplaceMap<'_> {
         self.locate(t)
     }
 
-    /// The original char (start, length) whose normalized span holds byte `t`.
+    /// The original char (start, length) whose normalized span holds byte `t`, and the
+    /// normalized end of that span.
     #[inline(always)]
-    fn locate(&self, t: u32) -> (u32, u32) {
+    fn locate(&self, t: u32) -> (u32, u32, u32) {
         let mut c = self.cursor.get();
         if t < c.lo {
             return self.locate_back(t);
@@ -188,7 +194,7 @@ impl CharReplaceMap<'_> {
         while t >= c.next {
             if t - c.next < self.to_len {
                 self.cursor.set(c);
-                return (self.reps[c.k as usize], self.from_len);
+                return (self.reps[c.k as usize], self.from_len, c.next + self.to_len);
             }
             c.lo = c.next + self.to_len;
             c.k += 1;
@@ -200,21 +206,26 @@ impl CharReplaceMap<'_> {
         let orig = self.orig;
         if o >= orig.len() {
             // Past the end (cannot happen for a token of the segment).
-            return (orig.len() as u32, 0);
+            return (orig.len() as u32, 0, u32::MAX);
         }
         let mut s = o;
         while s > 0 && orig[s] & 0xC0 == 0x80 {
             s -= 1;
         }
-        (s as u32, utf8_len(orig[s]) as u32)
+        let end = s as u32 + utf8_len(orig[s]) as u32;
+        (s as u32, end - s as u32, end.wrapping_add(c.shift))
     }
 }
 
 impl OffsetMap for CharReplaceMap<'_> {
-    #[inline]
+    #[inline(always)]
     fn map(&self, start: u32, end: u32) -> (u32, u32) {
-        let (s, _) = self.locate(start);
-        let (e, len) = self.locate(end - 1);
+        let (after_t, after_o) = self.after.get();
+        // A token starting where the previous one's last char ended (most do) starts at the
+        // original char after that char.
+        let s = if start == after_t { after_o } else { self.locate(start).0 };
+        let (e, len, span_end) = self.locate(end - 1);
+        self.after.set((span_end, e + len));
         (self.base + s, self.base + e + len)
     }
 }
