@@ -55,7 +55,7 @@ def charsmap(model: bytes) -> bytes:
 
 
 def main(corpus, out):
-    lines = [l for l in open(corpus, encoding="utf-8").read().splitlines() if l.strip()]
+    lines = [line for line in open(corpus, encoding="utf-8").read().splitlines() if line.strip()]
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(lines * 4),

@@ -54,6 +54,10 @@ export ATTRS_ORACLE="$root/target/attrs-oracle.json" ATTRS_FIXTURES="$root/.cach
 .cache/venv-oracle/bin/python tests/oracle/call_oracle.py target/call-oracle.json --fixtures .cache/fixtures
 export CALL_ORACLE="$root/target/call-oracle.json"
 
+step "python: lint gate (ruff check, ruff.toml)"
+.venv/bin/python -m pip install -q --disable-pip-version-check 'ruff==0.17.6'
+.venv/bin/ruff check .
+
 step "python binding: build (maturin, release) and pytest"
 (cd bindings-py && VIRTUAL_ENV="$root/.venv" "$root/.venv/bin/maturin" develop --release --quiet)
 .venv/bin/pytest tests/python -q

@@ -79,7 +79,9 @@ def main():
     def timed(f):
         out = []
         for _ in range(a.runs):
-            t = time.perf_counter(); c = time.process_time(); f()
+            t = time.perf_counter()
+            c = time.process_time()
+            f()
             out.append((time.perf_counter() - t, time.process_time() - c))
         return statistics.median(x[0] for x in out) * 1e3, statistics.median(x[1] for x in out) * 1e3
     hw, hc = timed(lambda: hf.apply_chat_template(msgs, tokenize=True, **kw))

@@ -325,7 +325,7 @@ def main() -> int:
           "(wall, CPU); ideal 2.00")
     print(f"  dicts: {w_d2 / wd1:.2f}, {c_d2 / cd1:.2f}     bytes: {w_b2 / wb1:.2f}, {c_b2 / cb1:.2f}")
     fig.update(lin_dicts_wall=w_d2 / wd1, lin_dicts_cpu=c_d2 / cd1, lin_bytes_wall=w_b2 / wb1, lin_bytes_cpu=c_b2 / cb1)
-    del groups2, bytes2
+    groups2 = bytes2 = None  # free them before the memory runs
 
     # 5. memory
     out_bytes = sum(len(r) * 17 + len(r.chat.encode()) for r in results)

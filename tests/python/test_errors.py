@@ -3,7 +3,6 @@ OSError, or TypeError for wrong types) and the tokenizer keeps working afterward
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import pytest

@@ -18,7 +18,6 @@ import multiprocessing
 import os
 import select
 import signal
-import sys
 import threading
 import time
 import traceback
