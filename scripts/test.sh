@@ -27,6 +27,9 @@ step "conformance vectors (tokenizers whole-text encode vs yieldtok, all fixture
 cargo run --quiet -p yieldtok-cli -- conformance --out target/conformance
 export YIELDTOK_REQUIRE_CONFORMANCE=1
 
+step "examples: the Rust one runs (examples/README.md; the Python and Node ones are run by their suites)"
+cargo run --quiet -p yieldtok --example tokio_encode -- .cache/fixtures/qwen3
+
 step "fuzz: every target of fuzz/ for a bounded time from its kept corpus (scripts/fuzz.sh; installs nightly and cargo-fuzz)"
 scripts/fuzz.sh
 

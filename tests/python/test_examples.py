@@ -1,0 +1,85 @@
+"""The tiny programs of examples/ run as documented (examples/README.md): each is started as
+a user would start it and checked on what it answers. (The Ray and `datasets` examples are run
+by test_scale_out.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, VARIED, fixture_dir, load_pair, long_text
+
+EXAMPLES = REPO / "examples" / "python"
+
+
+@pytest.fixture(scope="module")
+def server():
+    """examples/python/asyncio_server.py on a free loopback port; yields (host, port)."""
+    proc = subprocess.Popen(
+        [sys.executable, str(EXAMPLES / "asyncio_server.py"), "--tokenizer", str(fixture_dir("qwen3")), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = proc.stdout.readline()
+        if not first.startswith("listening on "):
+            proc.kill()
+            pytest.fail(f"the server did not start: {first!r} {proc.stderr.read()}")
+        host, port = first.split()[-1].rsplit(":", 1)
+        yield host, int(port)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+async def ask(host: str, port: int, requests: list[dict | bytes]) -> list[dict]:
+    reader, writer = await asyncio.open_connection(host, port, limit=1 << 26)
+    answers = []
+    for r in requests:
+        writer.write(r if isinstance(r, bytes) else json.dumps(r).encode() + b"\n")
+        await writer.drain()
+        answers.append(json.loads(await reader.readline()))
+    writer.close()
+    await writer.wait_closed()
+    return answers
+
+
+def test_asyncio_server_answers_like_tokenizers(server):
+    host, port = server
+    _, hf = load_pair("qwen3")
+    long = long_text(600_000)
+    shorts = VARIED[:20]
+
+    async def clients():
+        # one client with a long prompt and several with short ones, at the same time
+        return await asyncio.gather(
+            ask(host, port, [{"text": long}]),
+            *(ask(host, port, [{"text": s}, {"text": s, "add_special_tokens": False}]) for s in shorts),
+        )
+
+    long_answer, *short_answers = asyncio.run(clients())
+    assert long_answer == [{"ids": hf.encode(long).ids}]
+    for s, answers in zip(shorts, short_answers):
+        assert answers == [{"ids": hf.encode(s).ids}, {"ids": hf.encode(s, add_special_tokens=False).ids}], s
+
+
+def test_asyncio_server_decodes_and_survives_bad_requests(server):
+    host, port = server
+    _, hf = load_pair("qwen3")
+    ids = hf.encode("Ünïcode café — 東京 🙂").ids
+    answers = asyncio.run(
+        ask(host, port, [b"not json\n", {"ids": ids}, {"nothing": 1}, {"ids": [10**12]}, {"text": "still here"}])
+    )
+    assert answers[0]["error"].startswith("JSONDecodeError")
+    assert answers[1] == {"text": hf.decode(ids)}
+    assert answers[2]["error"].startswith("KeyError")
+    assert "error" in answers[3]
+    assert answers[4] == {"ids": hf.encode("still here").ids}
