@@ -255,8 +255,50 @@ pub const WORD_START: char = '\u{2581}';
 /// Only without `ignore_merges` (a whole-word lookup would see the uncut word).
 struct SubwordCuts {
     /// Chars that precede [`WORD_START`] inside some vocabulary token.
-    joined: std::collections::HashSet<char>,
-    finder: memchr::memmem::Finder<'static>,
+    joined: std::collections::HashSet<char, foldhash::fast::FixedState>,
+    /// Per ASCII byte: whether a cut may follow it (a token of its own, not in `joined`).
+    ascii_cut: [bool; 128],
+}
+
+impl SubwordCuts {
+    fn new(joined: std::collections::HashSet<char, foldhash::fast::FixedState>, byte_ids: &[u32; 256]) -> Self {
+        let ascii_cut = std::array::from_fn(|b| byte_ids[b] != NONE && !joined.contains(&(b as u8 as char)));
+        SubwordCuts { joined, ascii_cut }
+    }
+}
+
+/// The UTF-8 bytes of [`WORD_START`].
+const WORD_START_UTF8: [u8; 3] = [0xE2, 0x96, 0x81];
+
+/// Calls `f(i)` for each `i` where `word[i..]` starts with [`WORD_START`], in order: a SWAR scan
+/// for its first byte, eight bytes at a time (candidates confirmed by the next two bytes; the
+/// zero-byte trick's false positives are only ever candidates). `memmem` paid a call and its
+/// setup per match, and SentencePiece text has one every few bytes.
+#[inline(always)]
+fn for_each_word_start(word: &[u8], mut f: impl FnMut(usize) -> Result<(), EncodeError>) -> Result<(), EncodeError> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let is_at = |i: usize| word.get(i + 1..i + 3) == Some(&WORD_START_UTF8[1..]);
+    let mut base = 0;
+    while base + 8 <= word.len() {
+        let v = u64::from_le_bytes(word[base..base + 8].try_into().unwrap());
+        let x = v ^ (LO * WORD_START_UTF8[0] as u64);
+        let mut m = x.wrapping_sub(LO) & !x & HI;
+        while m != 0 {
+            let i = base + (m.trailing_zeros() / 8) as usize;
+            if word[i] == WORD_START_UTF8[0] && is_at(i) {
+                f(i)?;
+            }
+            m &= m - 1;
+        }
+        base += 8;
+    }
+    for (i, &b) in word.iter().enumerate().skip(base) {
+        if b == WORD_START_UTF8[0] && is_at(i) {
+            f(i)?;
+        }
+    }
+    Ok(())
 }
 
 /// The string vocabulary of the file, kept only while loading (added tokens look contents
@@ -375,7 +417,7 @@ impl Bpe {
             && !bpe.ignore_merges
             && bpe.vocab.contains_key(WORD_START.encode_utf8(&mut buf).as_bytes())
         {
-            let mut joined = std::collections::HashSet::new();
+            let mut joined = std::collections::HashSet::default();
             for k in str_vocab.map.keys() {
                 let mut prev = None;
                 for c in k.chars() {
@@ -385,8 +427,7 @@ impl Bpe {
                     prev = Some(c);
                 }
             }
-            let finder = memchr::memmem::Finder::new(WORD_START.encode_utf8(&mut buf).as_bytes()).into_owned();
-            bpe.cuts = Some(SubwordCuts { joined, finder });
+            bpe.cuts = Some(SubwordCuts::new(joined, &bpe.byte_ids));
         }
         Ok((bpe, str_vocab))
     }
@@ -422,25 +463,30 @@ impl Bpe {
             return f(0, word.len());
         };
         let mut start = 0;
-        for i in cuts.finder.find_iter(word) {
+        for_each_word_start(word, |i| {
             if i == 0 {
-                continue;
+                return Ok(());
             }
             // The char before the cut.
-            let mut p = i - 1;
-            while word[p] & 0xC0 == 0x80 {
-                p -= 1;
-            }
-            let x = &word[p..i];
-            let own_token =
-                if x.len() == 1 { self.byte_ids[x[0] as usize] != NONE } else { self.vocab.contains_key(x) };
-            // SAFETY-free decode: `x` is one whole UTF-8 char of a `str`.
-            let c = std::str::from_utf8(x).ok().and_then(|s| s.chars().next());
-            if own_token && c.is_some_and(|c| !cuts.joined.contains(&c)) {
+            let b = word[i - 1];
+            let cut = if b < 0x80 {
+                cuts.ascii_cut[b as usize]
+            } else {
+                let mut p = i - 1;
+                while word[p] & 0xC0 == 0x80 {
+                    p -= 1;
+                }
+                let x = &word[p..i];
+                // SAFETY-free decode: `x` is one whole UTF-8 char of a `str`.
+                let c = std::str::from_utf8(x).ok().and_then(|s| s.chars().next());
+                self.vocab.contains_key(x) && c.is_some_and(|c| !cuts.joined.contains(&c))
+            };
+            if cut {
                 f(start, i)?;
                 start = i;
             }
-        }
+            Ok(())
+        })?;
         f(start, word.len())
     }
 
@@ -663,7 +709,8 @@ impl Bpe {
             None => w.u8(0),
             Some(c) => {
                 w.u8(1);
-                let joined: Vec<u32> = c.joined.iter().map(|&c| c as u32).collect();
+                let mut joined: Vec<u32> = c.joined.iter().map(|&c| c as u32).collect();
+                joined.sort_unstable();
                 w.u32s(&joined);
             }
         }
@@ -744,13 +791,11 @@ impl Bpe {
             merges.insert(id_ok(a, "merge")?, id_ok(b, "merge")?, rank, id_ok(merged, "merge")?);
         }
         let cuts = if r.bool()? {
-            let mut joined = std::collections::HashSet::new();
+            let mut joined = std::collections::HashSet::default();
             for c in le_u32s(r.u32s()?) {
                 joined.insert(char::from_u32(c).ok_or_else(|| corrupt(format!("char {c:#x}")))?);
             }
-            let mut buf = [0; 4];
-            let finder = memchr::memmem::Finder::new(WORD_START.encode_utf8(&mut buf).as_bytes()).into_owned();
-            Some(SubwordCuts { joined, finder })
+            Some(SubwordCuts::new(joined, &byte_ids))
         } else {
             None
         };
@@ -767,5 +812,35 @@ impl Bpe {
             cache_id: bpe_cache::new_cache_id(),
             cuts,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SWAR scan finds exactly the matches of `memmem` for `▁`, at every alignment, among
+    /// chars that share its first byte (`▂`, `…`) or its first two (`▂`), at the ends.
+    #[test]
+    fn word_starts_equal_memmem() {
+        let parts = ["▁", "▂", "…", "a", "é", "東", "\u{96}", "▁▁", "x▁"];
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..3000 {
+            let mut w = String::new();
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            for k in 0..(rng % 24) {
+                w.push_str(parts[((rng >> (k * 2 % 60)) as usize) % parts.len()]);
+            }
+            let want: Vec<usize> = memchr::memmem::find_iter(w.as_bytes(), "▁".as_bytes()).collect();
+            let mut got = Vec::new();
+            for_each_word_start(w.as_bytes(), |i| {
+                got.push(i);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(got, want, "{w:?}");
+        }
     }
 }
