@@ -208,6 +208,10 @@ impl CharReplaceMap<'_> {
             // Past the end (cannot happen for a token of the segment).
             return (orig.len() as u32, 0, u32::MAX);
         }
+        if orig[o] < 0x80 {
+            // An ASCII char (most): one byte, here and in the normalized text.
+            return (o as u32, 1, t + 1);
+        }
         let mut s = o;
         while s > 0 && orig[s] & 0xC0 == 0x80 {
             s -= 1;
