@@ -2,15 +2,16 @@
 //! as `code`), and the panic guard every synchronous entry point runs under: a panic must never
 //! unwind into Node.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use napi::{Error, Result, Status};
 
+/// The napi status of a core error, from its [`ErrorClass`](yieldtok::ErrorClass).
 fn status_of(e: &yieldtok::Error) -> Status {
-    match e {
-        yieldtok::Error::Cancelled => Status::Cancelled,
-        e if e.is_invalid_input() => Status::InvalidArg,
-        _ => Status::GenericFailure,
+    use yieldtok::ErrorClass as C;
+    match e.class() {
+        C::Cancelled => Status::Cancelled,
+        C::InvalidInput => Status::InvalidArg,
+        C::NotFound | C::Io | C::Setup | C::Internal => Status::GenericFailure,
+        _ => Status::GenericFailure, // a class added to the core later
     }
 }
 
@@ -21,17 +22,7 @@ pub fn js_err(e: yieldtok::Error) -> Error {
 
 /// Run `f`, turning a panic into an error.
 pub fn guard<T>(f: impl FnOnce() -> yieldtok::Result<T>) -> Result<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r.map_err(js_err),
-        Err(p) => Err(Error::new(Status::GenericFailure, format!("internal panic: {}", panic_message(&p)))),
-    }
-}
-
-pub fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic payload".into())
+    yieldtok::catch(f).map_err(js_err)
 }
 
 /// A bad argument the JS layer should have caught (reported, never a panic).

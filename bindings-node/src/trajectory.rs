@@ -205,8 +205,7 @@ fn error_js(e: TrajectoryError) -> TrajectoryErrorInfo {
 
 /// An error of the whole call as a napi error: the core's message, verbatim.
 fn whole(e: TrajectoryError) -> Error {
-    let status = if e.is_invalid_input() { Status::InvalidArg } else { Status::GenericFailure };
-    Error::new(status, e.to_string())
+    crate::errors::js_err(e.into())
 }
 
 /// Parse and tokenize; stops between histories once `cancel` is set (then `Err(Cancelled)`).

@@ -26,7 +26,7 @@ use pyo3::IntoPyObjectExt;
 use yieldtok::fork::PerProcess;
 use yieldtok::JobHandle;
 
-use crate::errors::{panic_message, TokenizerInternalError};
+use crate::errors::{panic_err, TokenizerInternalError};
 
 /// Bridge threads holding or waiting for the GIL, in this process.
 static ATTACHED: PerProcess<AtomicUsize> = PerProcess::new();
@@ -109,9 +109,7 @@ where
         let outcome: PyResult<T> = match work.await {
             Ok(Some(r)) => r,
             Ok(None) => return,
-            Err(e) if e.is_panic() => {
-                Err(TokenizerInternalError::new_err(format!("internal panic: {}", panic_message(&e.into_panic()))))
-            }
+            Err(e) if e.is_panic() => Err(panic_err(e.into_panic())),
             Err(_) => return,
         };
         tokio::task::spawn_blocking(move || attach_unless_closed(move |py| deliver(py, target, outcome)));

@@ -2,12 +2,12 @@
 //! `yieldtok.TokenizerError` that is also a builtin exception, so both `except TokenizerError`
 //! and `except ValueError` / `except OSError` work:
 //!
-//! | core error                               | Python exception                                          |
+//! | core [`ErrorClass`](yieldtok::ErrorClass) | Python exception                                          |
 //! |------------------------------------------|-----------------------------------------------------------|
-//! | `is_invalid_input()` (bad JSON, bad ids…) | `TokenizerValueError(TokenizerError, ValueError)`          |
-//! | `NotFound`, `Io` with kind NotFound       | `TokenizerNotFoundError(TokenizerOSError, FileNotFoundError)` |
-//! | other `Io`                                | `TokenizerOSError(TokenizerError, OSError)`                |
-//! | `Panic`                                   | `TokenizerInternalError(TokenizerError, RuntimeError)`     |
+//! | `InvalidInput` (bad JSON, bad ids…)       | `TokenizerValueError(TokenizerError, ValueError)`          |
+//! | `NotFound` (also `Io` with kind NotFound) | `TokenizerNotFoundError(TokenizerOSError, FileNotFoundError)` |
+//! | `Io`, `Setup`                             | `TokenizerOSError(TokenizerError, OSError)`                |
+//! | `Internal` (a caught panic)               | `TokenizerInternalError(TokenizerError, RuntimeError)`     |
 //! | `Cancelled`                               | `TokenizerError`                                           |
 //!
 //! Trajectory tokenization adds `TrajectoryError(TokenizerValueError)` (so also a `ValueError`,
@@ -18,8 +18,6 @@
 //! The classes are built with `PyErr_NewExceptionWithDoc` and a tuple of bases (pyo3's
 //! `create_exception!` takes a single base); they implement `PyTypeInfo`, so `X::new_err(msg)`
 //! builds a lazy `PyErr` without the GIL (needed inside the futures handed to asyncio).
-
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -124,33 +122,27 @@ unsafe impl pyo3::type_object::PyTypeInfo for TrajectoryError {
 
 /// Map a core error to its Python exception (lazily; no GIL needed).
 pub fn to_pyerr(e: yieldtok::Error) -> PyErr {
-    use yieldtok::Error as E;
+    use yieldtok::ErrorClass as C;
     let msg = e.to_string();
-    match &e {
-        E::Panic(_) => TokenizerInternalError::new_err(msg),
-        E::Cancelled => TokenizerError::new_err(msg),
-        E::NotFound { .. } => TokenizerNotFoundError::new_err(msg),
-        E::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => TokenizerNotFoundError::new_err(msg),
-        _ if e.is_invalid_input() => TokenizerValueError::new_err(msg),
-        _ => TokenizerOSError::new_err(msg),
+    match e.class() {
+        C::InvalidInput => TokenizerValueError::new_err(msg),
+        C::NotFound => TokenizerNotFoundError::new_err(msg),
+        C::Internal => TokenizerInternalError::new_err(msg),
+        C::Cancelled => TokenizerError::new_err(msg),
+        C::Io | C::Setup => TokenizerOSError::new_err(msg),
+        _ => TokenizerError::new_err(msg), // a class added to the core later
     }
 }
 
 /// Run `f`, turning core errors and panics into Python exceptions (a panic becomes
 /// `TokenizerInternalError`, never an abort or a `BaseException`).
 pub fn guard<T>(f: impl FnOnce() -> yieldtok::Result<T>) -> PyResult<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r.map_err(to_pyerr),
-        Err(payload) => Err(TokenizerInternalError::new_err(format!("internal panic: {}", panic_message(&payload)))),
-    }
+    yieldtok::catch(f).map_err(to_pyerr)
 }
 
-pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic payload".into())
+/// A caught panic's payload as `TokenizerInternalError` (the core's message for it).
+pub fn panic_err(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    to_pyerr(yieldtok::Error::from_panic(payload))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -32,9 +32,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 use yieldtok::trajectory::{self as tj, ToolSchemaFormat, TrajectoryOptions, TrajectoryTokenizer};
 
-use crate::errors::{
-    to_pyerr, TokenizerInternalError, TokenizerNotFoundError, TokenizerOSError, TokenizerValueError, TrajectoryError,
-};
+use crate::errors::{to_pyerr, TokenizerValueError, TrajectoryError};
 use crate::tokenized::TokenizedResult;
 
 // ---- input ------------------------------------------------------------------------------
@@ -75,14 +73,7 @@ impl JsonInput {
             JsonInput::Text(s) => Ok(s.as_bytes().into()),
             JsonInput::Bytes(b) => Ok((&**b).into()),
             JsonInput::File(path) => std::fs::read(path)
-                .map_err(|e| {
-                    let msg = format!("cannot read {}: {e}", path.display());
-                    if e.kind() == std::io::ErrorKind::NotFound {
-                        TokenizerNotFoundError::new_err(msg)
-                    } else {
-                        TokenizerOSError::new_err(msg)
-                    }
-                })
+                .map_err(|source| to_pyerr(yieldtok::Error::Io { path: path.clone(), source }))
                 .map(Into::into),
         }
     }
@@ -286,9 +277,7 @@ impl HistoryCall {
 /// `TokenizerInternalError`.
 pub fn run_detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> PyResult<T> + Send) -> PyResult<T> {
     py.detach(|| {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
-            Err(TokenizerInternalError::new_err(format!("internal panic: {}", crate::errors::panic_message(&p))))
-        })
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| Err(crate::errors::panic_err(p)))
     })
 }
 

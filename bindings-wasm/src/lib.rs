@@ -166,8 +166,12 @@ fn type_error(msg: impl std::fmt::Display) -> JsValue {
     js_sys::TypeError::new(&msg.to_string()).into()
 }
 
+/// A core error as a JS `Error`: the core's message, and its stable code
+/// ([`yieldtok::Error::code`]) as `error.code`.
 fn core_error(e: yieldtok::Error) -> JsValue {
-    JsError::new(&e.to_string()).into()
+    let err: JsValue = JsError::new(&e.to_string()).into();
+    let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(&e.code()));
+    err
 }
 
 fn get(obj: &JsValue, key: &str) -> JsValue {

@@ -86,6 +86,35 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<Stri
     payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned())
 }
 
+/// What kind of failure an [`Error`] is, for a binding to pick its host's exception or error
+/// type from ([`Error::class`]). Every binding maps these, and only these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorClass {
+    /// The caller's input or arguments are at fault: a malformed `tokenizer.json`, bytes that
+    /// are not UTF-8, an unknown id, a template that raises, an invalid trajectory. Python:
+    /// `ValueError`; Node: `InvalidArg`.
+    InvalidInput,
+    /// Something to load is not where it was looked for. Python: `FileNotFoundError`.
+    NotFound,
+    /// Reading or writing a file failed. Python: `OSError`.
+    Io,
+    /// The tokenizer or its configuration cannot do what was asked (not the input's fault; e.g.
+    /// a trajectory needs a chat template the tokenizer lacks). Python: `OSError`, as before
+    /// this class existed.
+    Setup,
+    /// The work was cancelled. Python: the base `TokenizerError`; Node: `Cancelled`.
+    Cancelled,
+    /// A bug: a panic caught at a boundary. Python: `RuntimeError`.
+    Internal,
+}
+
+/// Run `f`, turning a panic into [`Error::Panic`] (with the panic's message): the guard a
+/// binding puts around each call into the core, so that nothing unwinds into a host.
+pub fn catch<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| Err(Error::from_panic(p)))
+}
+
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -94,20 +123,93 @@ impl Error {
         Error::Tokenize(e.to_string())
     }
 
-    /// Turn the payload of a caught panic into an [`Error::Panic`].
-    pub(crate) fn from_panic(payload: Box<dyn std::any::Any + Send>) -> Self {
+    /// Turn the payload of a caught panic (from `catch_unwind` or a joined thread) into an
+    /// [`Error::Panic`] carrying its message.
+    pub fn from_panic(payload: Box<dyn std::any::Any + Send>) -> Self {
         Error::Panic(panic_message(&*payload).unwrap_or_else(|| "unknown panic payload".to_string()))
     }
 
-    /// Whether this error means "the caller gave bad input" (as opposed to I/O or cancellation);
-    /// bindings use it to choose between their ValueError-like and OSError-like exceptions.
-    pub fn is_invalid_input(&self) -> bool {
+    /// The kind of failure, for a binding to choose its host's exception or error type. An
+    /// explicit match: a new variant must be classified here.
+    pub fn class(&self) -> ErrorClass {
         match self {
-            Error::Trajectory(e) => e.is_invalid_input(),
-            e => !matches!(
-                e,
-                Error::Io { .. } | Error::Write { .. } | Error::NotFound { .. } | Error::Cancelled | Error::Panic(_)
-            ),
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => ErrorClass::NotFound,
+            Error::Io { .. } | Error::Write { .. } => ErrorClass::Io,
+            Error::NotFound { .. } => ErrorClass::NotFound,
+            Error::InvalidTokenizer { .. }
+            | Error::InvalidConfig { .. }
+            | Error::NotUtf8 { .. }
+            | Error::FileNotUtf8 { .. }
+            | Error::FileTooLarge { .. }
+            | Error::InputTooLarge { .. }
+            | Error::Tokenize(_)
+            | Error::DecodeStream { .. }
+            | Error::ChatTemplate(_)
+            | Error::InvalidArgument(_) => ErrorClass::InvalidInput,
+            Error::Trajectory(e) if e.is_invalid_input() => ErrorClass::InvalidInput,
+            Error::Trajectory(_) => ErrorClass::Setup,
+            Error::Cancelled => ErrorClass::Cancelled,
+            Error::Panic(_) => ErrorClass::Internal,
         }
+    }
+
+    /// A stable machine-readable name of the variant (`"not_utf8"`, `"chat_template"`, …; a
+    /// trajectory error gives `"trajectory."` and its kind's code), for logs and for bindings
+    /// that expose an error code. Messages may change wording; codes do not.
+    pub fn code(&self) -> std::borrow::Cow<'static, str> {
+        let code = match self {
+            Error::Io { .. } => "io",
+            Error::Write { .. } => "write",
+            Error::InvalidTokenizer { .. } => "invalid_tokenizer",
+            Error::InvalidConfig { .. } => "invalid_config",
+            Error::NotFound { .. } => "not_found",
+            Error::NotUtf8 { .. } => "not_utf8",
+            Error::FileNotUtf8 { .. } => "file_not_utf8",
+            Error::FileTooLarge { .. } => "file_too_large",
+            Error::InputTooLarge { .. } => "input_too_large",
+            Error::Tokenize(_) => "tokenize",
+            Error::DecodeStream { .. } => "decode_stream",
+            Error::Cancelled => "cancelled",
+            Error::Panic(_) => "panic",
+            Error::ChatTemplate(_) => "chat_template",
+            Error::InvalidArgument(_) => "invalid_argument",
+            Error::Trajectory(e) => return format!("trajectory.{}", e.kind.name()).into(),
+        };
+        code.into()
+    }
+
+    /// Whether this error means "the caller gave bad input" (`class() ==
+    /// ErrorClass::InvalidInput`).
+    pub fn is_invalid_input(&self) -> bool {
+        self.class() == ErrorClass::InvalidInput
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_and_code() {
+        let io = |kind| Error::Io { path: "x".into(), source: std::io::Error::from(kind) };
+        assert_eq!(io(std::io::ErrorKind::NotFound).class(), ErrorClass::NotFound);
+        assert_eq!(io(std::io::ErrorKind::PermissionDenied).class(), ErrorClass::Io);
+        assert_eq!(io(std::io::ErrorKind::PermissionDenied).code(), "io");
+        assert_eq!(Error::NotUtf8 { offset: 3 }.class(), ErrorClass::InvalidInput);
+        assert_eq!(Error::InvalidArgument("x".into()).code(), "invalid_argument");
+        assert_eq!(Error::Cancelled.class(), ErrorClass::Cancelled);
+        assert!(Error::NotUtf8 { offset: 3 }.is_invalid_input() && !Error::Cancelled.is_invalid_input());
+        use crate::trajectory::{TrajectoryError, TrajectoryErrorKind as K};
+        let setup: Error = TrajectoryError::new(K::Setup("no template".into())).into();
+        assert_eq!((setup.class(), setup.code().as_ref()), (ErrorClass::Setup, "trajectory.setup"));
+        let bad: Error = TrajectoryError::new(K::MissingRole).into();
+        assert_eq!((bad.class(), bad.code().as_ref()), (ErrorClass::InvalidInput, "trajectory.missing_role"));
+    }
+
+    #[test]
+    fn catch_turns_a_panic_into_an_error() {
+        let e = catch::<()>(|| panic!("boom {}", 1)).unwrap_err();
+        assert_eq!((e.class(), e.to_string()), (ErrorClass::Internal, "internal panic: boom 1".to_string()));
+        assert_eq!(catch(|| Ok(7)).unwrap(), 7);
     }
 }

@@ -66,7 +66,7 @@ pub use compact::{CompactJob, CompactLoad, CompactTokenizer};
 pub use config::TokenizerConfig;
 pub use encoding::Encoding;
 pub use engine::{max_id_holes, DEFAULT_MAX_ID_HOLES};
-pub use error::{Error, Result};
+pub use error::{catch, Error, ErrorClass, Result};
 pub use future::{EncodeFuture, JobHandle};
 pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
 pub use load::{max_file_bytes, DEFAULT_MAX_FILE_BYTES};

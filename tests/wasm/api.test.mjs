@@ -35,9 +35,9 @@ test("errors are clear and typed", { skip }, async () => {
   assert.throws(() => tok.encodeSync(null), { name: "TypeError" });
   assert.equal(tok.decode([999999999]), '') // ids the vocabulary lacks are skipped, as tokenizers does
   assert.throws(() => tok.createTask("x", { output: "tokens" }), { name: "TypeError", message: /options.output/ });
-  await assert.rejects(yt.Tokenizer.fromJSON("{bad", { name: "broken.json" }), { message: /invalid tokenizer definition \(broken.json\)/ });
+  await assert.rejects(yt.Tokenizer.fromJSON("{bad", { name: "broken.json" }), { message: /invalid tokenizer definition \(broken.json\)/, code: "invalid_tokenizer" });
   await assert.rejects(yt.Tokenizer.fromJSON(42), { name: "TypeError", message: /string, Uint8Array or ArrayBuffer/ });
-  await assert.rejects(yt.Tokenizer.fromJSON(new Uint8Array([0xff, 0xfe])), { message: /not valid UTF-8/ });
+  await assert.rejects(yt.Tokenizer.fromJSON(new Uint8Array([0xff, 0xfe])), { message: /not valid UTF-8/, code: "not_utf8" });
   await assert.rejects(yt.Tokenizer.inWorker("{}"), { message: /needs Web Workers/ });
   await assert.rejects(yt.Tokenizer.fromURL("http://127.0.0.1:9/none.json"), (e) => e instanceof Error);
   // The tokenizer still works after all of that.
