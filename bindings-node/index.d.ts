@@ -22,6 +22,19 @@ export declare class CancelToken {
   progress(): Array<number>
 }
 
+export declare class NativeDecodeStream {
+  constructor(ids: Uint32Array, skipSpecialTokens: boolean)
+  get skipSpecialTokens(): boolean
+  /** The ids in the stream's window now. */
+  get ids(): Uint32Array
+  step(tokenizer: NativeTokenizer, ids: Uint32Array): string | null
+  /**
+   * `streams[i]` gets `ids[starts[i]..starts[i + 1]]`; every stream is stepped, then the first
+   * error (if any) is thrown.
+   */
+  static stepMany(tokenizer: NativeTokenizer, streams: Array<NativeDecodeStream>, ids: Uint32Array, starts: Uint32Array): Array<string | undefined | null>
+}
+
 export declare class NativeTokenizer {
   /** Render (and tokenize) a conversation on the core scheduler; resolves to a [`ChatResult`]. */
   applyChatTemplate(call: string, token?: CancelToken | undefined | null): Promise<ChatResult>

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.CancelToken = nativeBinding.CancelToken
+module.exports.NativeDecodeStream = nativeBinding.NativeDecodeStream
 module.exports.NativeTokenizer = nativeBinding.NativeTokenizer
 module.exports.nonFiniteMarkers = nativeBinding.nonFiniteMarkers
 module.exports.packTrajectories = nativeBinding.packTrajectories

@@ -1,9 +1,10 @@
 import yieldtok from './yieldtok.js'
 
-export { Tokenizer, Encoding, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync } from './yieldtok.js'
+export { Tokenizer, Encoding, DecodeStream, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync } from './yieldtok.js'
 export type {
   EncodeOptions,
   DecodeOptions,
+  DecodeStreamOptions,
   TokenIds,
   ChatMessage,
   ChatTemplateOptions,

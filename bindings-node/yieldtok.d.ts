@@ -353,6 +353,34 @@ export declare function packTrajectories(results: readonly PackableResult[], opt
 /** `packTrajectories`, on the calling thread. */
 export declare function packTrajectoriesSync(results: readonly PackableResult[], options: Omit<PackOptions, 'signal'>): PackedTensors
 
+/** Options of `new DecodeStream(options)`. */
+export interface DecodeStreamOptions {
+  /** Ids the stream starts from (e.g. the prompt), so the first step returns only what the new id adds. */
+  ids?: TokenIds
+  /** Leave special tokens out of the text (default false, as `tokenizers`). */
+  skipSpecialTokens?: boolean
+}
+
+/**
+ * Incremental decoding of ids as they are generated: `tokenizers`' `DecodeStream` (same results,
+ * state and "Invalid prefix" errors). `step` returns the text the new ids complete, or `null`
+ * while more ids are needed (a character whose bytes are split across tokens). A stream is not
+ * tied to one tokenizer: each step names the tokenizer to use.
+ */
+export declare class DecodeStream {
+  constructor(options?: DecodeStreamOptions)
+  /** Whether special tokens are left out of the text. */
+  readonly skipSpecialTokens: boolean
+  /** Add the next id (or ids); the text they complete, or `null`. Throws on an invalid prefix. */
+  step(tokenizer: Tokenizer, id: number | TokenIds): string | null
+  /**
+   * Step many streams in one call: `streams[i]` gets `ids[i]`; returns what each `step` would.
+   * Large batches run in parallel on the core's pool. Throws for lengths that differ or a stream
+   * listed twice, and the first stream's error if a step fails (every stream was stepped).
+   */
+  static stepMany(tokenizer: Tokenizer, streams: readonly DecodeStream[], ids: readonly (number | TokenIds)[]): (string | null)[]
+}
+
 export declare class Tokenizer {
   private constructor()
 

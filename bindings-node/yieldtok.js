@@ -7,7 +7,7 @@
 
 const native = require('./index.js')
 
-const { NativeTokenizer, CancelToken } = native
+const { NativeTokenizer, NativeDecodeStream, CancelToken } = native
 
 /** The error an aborted call rejects with (like Node's own: name 'AbortError', code 'ABORT_ERR'). */
 class AbortError extends Error {
@@ -795,4 +795,72 @@ class Tokenizer {
   }
 }
 
-module.exports = { Tokenizer, Encoding, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync }
+/** One step's ids: a token id, or an array / Uint32Array of them. */
+function stepIds(id, name) {
+  if (typeof id === 'number') {
+    if (!Number.isInteger(id) || id < 0 || id > 0xffffffff) throw new RangeError(`${name} is not a token id (an integer in 0..2^32-1): ${id}`)
+    return Uint32Array.of(id)
+  }
+  return toIds(id, name)
+}
+
+/**
+ * Incremental decoding of ids as they are generated (`tokenizers`' `DecodeStream`: the same
+ * results, state and "Invalid prefix" errors): `step` returns the text the new ids complete, or
+ * `null` while more are needed (a character whose bytes are split across tokens).
+ * `options.ids` seeds the stream (e.g. with the prompt); `options.skipSpecialTokens` (default
+ * false). A stream is not tied to one tokenizer: each step names the tokenizer to use.
+ */
+class DecodeStream {
+  constructor(options) {
+    const o = checkOptions(options)
+    const ids = o.ids === undefined || o.ids === null ? new Uint32Array(0) : toIds(o.ids, 'options.ids')
+    this[NATIVE] = new NativeDecodeStream(ids, flag(o, 'skipSpecialTokens', false))
+  }
+
+  /** Whether special tokens are left out of the text. */
+  get skipSpecialTokens() {
+    return this[NATIVE].skipSpecialTokens
+  }
+
+  /** Add the next id (or an array of ids); the text they complete, or null. */
+  step(tokenizer, id) {
+    if (!(tokenizer instanceof Tokenizer)) throw new TypeError(`tokenizer must be a Tokenizer, got ${describe(tokenizer)}`)
+    return this[NATIVE].step(tokenizer[NATIVE], stepIds(id, 'id'))
+  }
+
+  /**
+   * Step many streams in one call: `streams[i]` gets `ids[i]` (an id or an array of ids);
+   * returns what each `step` would. Large batches run in parallel on the core's pool. Throws
+   * for lengths that differ or a stream listed twice, and the first stream's error if a step
+   * fails (every stream was stepped).
+   */
+  static stepMany(tokenizer, streams, ids) {
+    if (!(tokenizer instanceof Tokenizer)) throw new TypeError(`tokenizer must be a Tokenizer, got ${describe(tokenizer)}`)
+    if (!Array.isArray(streams)) throw new TypeError(`streams must be an array of DecodeStream, got ${describe(streams)}`)
+    if (!Array.isArray(ids)) throw new TypeError(`ids must be an array (one id or id array per stream), got ${describe(ids)}`)
+    if (ids.length !== streams.length) throw new RangeError(`${streams.length} streams but ${ids.length} ids`)
+    const natives = streams.map((s, i) => {
+      if (!(s instanceof DecodeStream)) throw new TypeError(`streams[${i}] must be a DecodeStream, got ${describe(s)}`)
+      return s[NATIVE]
+    })
+    // One flat buffer (most steps bring one id per stream) and the start of each stream's ids.
+    const starts = new Uint32Array(ids.length + 1)
+    let total = 0
+    const parts = ids.map((id, i) => {
+      const u = stepIds(id, `ids[${i}]`)
+      total += u.length
+      starts[i + 1] = total
+      return u
+    })
+    const flat = new Uint32Array(total)
+    for (let i = 0; i < parts.length; i++) flat.set(parts[i], starts[i])
+    return NativeDecodeStream.stepMany(tokenizer[NATIVE], natives, flat, starts)
+  }
+
+  get [Symbol.toStringTag]() {
+    return 'DecodeStream'
+  }
+}
+
+module.exports = { Tokenizer, Encoding, DecodeStream, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync }

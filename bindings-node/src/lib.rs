@@ -15,8 +15,8 @@
 //!
 //! Files: `buffers` (encodings as flat typed arrays), `cancel` (the `AbortSignal` token),
 //! `chat` (`applyChatTemplate`), `trajectory` (`tokenizeTrajectories`, `packTrajectories`),
-//! `errors`, `promise` (promises settled from other threads), `exec`, `offsets`, `text` (reading
-//! long strings off the JS thread).
+//! `errors`, `promise` (promises settled from other threads), `exec`, `offsets`, `stream`
+//! (`DecodeStream`), `text` (reading long strings off the JS thread).
 
 #![deny(clippy::all)]
 // napi registers `#[napi]` items only outside `cfg(test)`; in `cargo test` they look unused.
@@ -29,6 +29,7 @@ mod errors;
 mod exec;
 mod offsets;
 mod promise;
+mod stream;
 mod text;
 mod trajectory;
 
@@ -373,7 +374,7 @@ impl NativeTokenizer {
     }
 }
 
-fn split_batch<'a>(ids: &'a [u32], starts: &[u32]) -> Result<Vec<&'a [u32]>> {
+pub(crate) fn split_batch<'a>(ids: &'a [u32], starts: &[u32]) -> Result<Vec<&'a [u32]>> {
     let bad = || invalid_arg("invalid batch layout");
     if starts.first().copied().unwrap_or(0) != 0 || starts.last().map(|&s| s as usize) != Some(ids.len()) {
         return Err(bad());
