@@ -11,6 +11,8 @@
 //! The whole binding is wasm32-only: on the host this crate is empty.
 #![cfg(target_arch = "wasm32")]
 
+mod stream;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,6 +43,13 @@ extern "C" {
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
+/** Options of `new DecodeStream(options)`. */
+export interface DecodeStreamOptions {
+  /** Ids the stream starts from (e.g. the prompt), so the first step returns only what the new id adds. */
+  ids?: Uint32Array | number[];
+  /** Leave special tokens out of the text (default false, as `tokenizers`). */
+  skipSpecialTokens?: boolean;
+}
 /** Options of `Tokenizer.fromJSON` / `fromURL`. */
 export interface LoadOptions {
   /** Text of the model's `tokenizer_config.json` (special tokens, chat template). */
