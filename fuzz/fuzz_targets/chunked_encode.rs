@@ -37,7 +37,13 @@ fn reference(tok: &Tokenizer) -> tokenizers::Tokenizer {
     hf
 }
 
-fuzz_target!(|data: &[u8]| {
+// Loading the six tokenizers (and their fast engines) takes seconds: do it before the first
+// input, so that libFuzzer's per-input timeout measures encodes only.
+fuzz_target!(init: {
+    for i in 0..FIXTURES.len() {
+        tokenizer(i).0.wait_for_engine();
+    }
+}, |data: &[u8]| {
     let [which, piece, flags, text @ ..] = data else { return };
     let name = FIXTURES[*which as usize % FIXTURES.len()];
     let (tok, hf) = tokenizer(*which as usize % FIXTURES.len());
