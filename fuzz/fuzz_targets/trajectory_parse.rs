@@ -1,5 +1,5 @@
 //! The trajectory parse paths agree: on a document that is valid JSON, the one-pass parse
-//! (`input::parse_groups`), the lenient parse it falls back on (`lenient::parse_groups`, one
+//! (`input::parse_groups`), the lenient parse it falls back on (`lenient::fuzz_parse_groups`, one
 //! bad value fails only its own trajectory) and the parse of an already-built JSON value
 //! (`groups_from_value`, what the Python and JS front ends use) give the same groups, invalid
 //! trajectories and their errors included. On any input none of them panics.
@@ -10,7 +10,7 @@ use yieldtok::trajectory::{input, lenient};
 
 fuzz_target!(|data: &[u8]| {
     let one_pass = input::parse_groups(data);
-    let lenient = lenient::parse_groups(data);
+    let lenient = lenient::fuzz_parse_groups(data);
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
     let from_value = input::groups_from_value(&value);
     let show = |r: &Result<_, _>| match r {

@@ -389,10 +389,15 @@ pub(crate) fn explain_escape(s: String) -> String {
     }
 }
 
-/// A list of groups from a document the one-pass parse rejected (see the module docs). Public
-/// for the fuzz target that checks it against the one-pass parse; use `input::parse_groups`.
-#[doc(hidden)]
-pub fn parse_groups(doc: &[u8]) -> Result<Vec<TrajectoryGroup>> {
+/// [`parse_groups`], for the fuzz target that checks it against the one-pass parse (feature
+/// `fuzzing`; not a stable API).
+#[cfg(feature = "fuzzing")]
+pub fn fuzz_parse_groups(doc: &[u8]) -> Result<Vec<TrajectoryGroup>> {
+    parse_groups(doc)
+}
+
+/// A list of groups from a document the one-pass parse rejected (see the module docs).
+pub(crate) fn parse_groups(doc: &[u8]) -> Result<Vec<TrajectoryGroup>> {
     let d = Doc { rw: rewrite_non_finite(doc), input: doc, base: 0 };
     let text = &d.rw.text[..];
     let i = skip_ws(text, 0);

@@ -63,10 +63,12 @@ mod pyrepr;
 mod pystr;
 mod render_state;
 mod sandbox;
-/// The tag scanner behind the source rewrites; public for the fuzz target that checks it
-/// against minijinja's lexer (`fuzz/fuzz_targets/tag_scanner.rs`), not a stable API.
-#[doc(hidden)]
+/// The tag scanner behind the source rewrites; public only with the `fuzzing` feature, for the
+/// fuzz target that checks it against minijinja's lexer (`fuzz/fuzz_targets/tag_scanner.rs`).
+#[cfg(feature = "fuzzing")]
 pub mod scan;
+#[cfg(not(feature = "fuzzing"))]
+mod scan;
 mod select;
 mod strftime;
 
