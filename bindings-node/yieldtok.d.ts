@@ -355,7 +355,7 @@ export declare function packTrajectoriesSync(results: readonly PackableResult[],
 
 /** Options of `new DecodeStream(options)`. */
 export interface DecodeStreamOptions {
-  /** Ids the stream starts from (e.g. the prompt), so the first step returns only what the new id adds. */
+  /** Ids the stream's window starts with; as in `tokenizers`, the first step returns the text of these and the new ids together. */
   ids?: TokenIds
   /** Leave special tokens out of the text (default false, as `tokenizers`). */
   skipSpecialTokens?: boolean

@@ -808,7 +808,8 @@ function stepIds(id, name) {
  * Incremental decoding of ids as they are generated (`tokenizers`' `DecodeStream`: the same
  * results, state and "Invalid prefix" errors): `step` returns the text the new ids complete, or
  * `null` while more are needed (a character whose bytes are split across tokens).
- * `options.ids` seeds the stream (e.g. with the prompt); `options.skipSpecialTokens` (default
+ * `options.ids` seeds the stream's window (as in `tokenizers`, the first step then returns the
+ * text of the seed and the new ids together); `options.skipSpecialTokens` (default
  * false). A stream is not tied to one tokenizer: each step names the tokenizer to use.
  */
 class DecodeStream {

@@ -69,11 +69,15 @@ test('DecodeStream: arguments and errors', () => {
   assert.throws(() => DecodeStream.stepMany(tok, [b, b], [1, 2]), /appears twice/)
   assert.throws(() => DecodeStream.stepMany(tok, [b], [1, 2]), RangeError)
   assert.throws(() => DecodeStream.stepMany(tok, [b, {}], [1, 2]), { name: 'TypeError', message: /streams\[1\]/ })
+  // a bad id anywhere is refused before any stream moves
+  const [c, d, fresh] = [new DecodeStream(), new DecodeStream(), new DecodeStream()]
+  assert.throws(() => DecodeStream.stepMany(tok, [c, d], [ids[0], -1]), RangeError)
+  assert.equal(c.step(tok, ids[0]), fresh.step(tok, ids[0]))
   assert.throws(() => b.step(tok, -1), RangeError)
   assert.throws(() => b.step({}, 1), TypeError)
   assert.throws(() => new DecodeStream({ skipSpecialTokens: 'yes' }), TypeError)
   assert.deepEqual(DecodeStream.stepMany(tok, [], []), [])
-  // a seeded stream (e.g. with the prompt) returns only what the new ids add
+  // as tokenizers: a seeded window's first step returns the seed's text with the new id's
   const seeded = new DecodeStream({ ids: ids.slice(0, 2) })
-  assert.equal(typeof seeded.step(tok, ids[2]), 'string')
+  assert.equal(seeded.step(tok, ids[2]), tok.decodeSync(ids.slice(0, 3), { skipSpecialTokens: false }))
 })

@@ -342,8 +342,9 @@ class DecodeStream:
     errors (a step whose window no longer decodes to text starting with what was returned
     raises ``TokenizerValueError`` "Invalid prefix …", as ``tokenizers`` raises its exception).
 
-    ``ids`` seeds the stream (e.g. with the prompt), so the first step returns only what the new
-    id adds. A stream is not tied to one tokenizer: each step names the tokenizer to use.
+    ``ids`` seeds the stream's window; as in ``tokenizers``, the first step then returns the text
+    of the seed and the new ids together. A stream is not tied to one tokenizer: each step names
+    the tokenizer to use.
     """
 
     def __init__(self, ids: Optional[Sequence[int]] = None, skip_special_tokens: bool = False) -> None: ...
