@@ -11,7 +11,6 @@ fn status_of(e: &yieldtok::Error) -> Status {
         C::Cancelled => Status::Cancelled,
         C::InvalidInput => Status::InvalidArg,
         C::NotFound | C::Io | C::Setup | C::Internal => Status::GenericFailure,
-        _ => Status::GenericFailure, // a class added to the core later
     }
 }
 

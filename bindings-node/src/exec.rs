@@ -93,7 +93,7 @@ where
                     self.state.store(POLLING, Ordering::Release);
                 }
                 Ok(Poll::Ready(out)) => return self.finish(out),
-                Err(p) => return self.finish(Err(yieldtok::Error::Panic(panic_text(&p)))),
+                Err(p) => return self.finish(Err(yieldtok::Error::from_panic(p))),
             }
         }
     }
@@ -105,13 +105,6 @@ where
             let _ = catch_unwind(AssertUnwindSafe(|| done(out)));
         }
     }
-}
-
-fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic payload".into())
 }
 
 impl<T, F> Wake for Task<T, F>

@@ -130,7 +130,6 @@ pub fn to_pyerr(e: yieldtok::Error) -> PyErr {
         C::Internal => TokenizerInternalError::new_err(msg),
         C::Cancelled => TokenizerError::new_err(msg),
         C::Io | C::Setup => TokenizerOSError::new_err(msg),
-        _ => TokenizerError::new_err(msg), // a class added to the core later
     }
 }
 

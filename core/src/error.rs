@@ -87,9 +87,10 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<Stri
 }
 
 /// What kind of failure an [`Error`] is, for a binding to pick its host's exception or error
-/// type from ([`Error::class`]). Every binding maps these, and only these.
+/// type from ([`Error::class`]): the Python and Node bindings match on it exhaustively (so a new
+/// class is a compile error there until it is mapped); the browser's errors carry
+/// [`Error::code`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum ErrorClass {
     /// The caller's input or arguments are at fault: a malformed `tokenizer.json`, bytes that
     /// are not UTF-8, an unknown id, a template that raises, an invalid trajectory. Python:

@@ -47,7 +47,9 @@ fn check_ids(name: &str, tok: &Tokenizer, engine: &str) {
     texts.push(("1MB".into(), mixed(&tok, 11, 1_100_000)));
     // No safe cut in 100 KB (no space, no newline): one piece past fastokens' serial bound, which
     // the own engine serves (the fast engine debug-asserts it never gets one).
-    texts.push(("uncut 100KB".into(), "ab1;東京=".repeat(6_000)));
+    let uncut = "ab1;東京=".repeat(10_000);
+    assert!(uncut.len() >= 64 * 1024 + 32 * 1024);
+    texts.push(("uncut 110KB".into(), uncut));
     for (label, text) in &texts {
         for add in [false, true] {
             let want = reference(&tok, text, add).ids;
