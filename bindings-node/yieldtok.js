@@ -81,10 +81,13 @@ function toIds(ids, name = 'ids') {
   return out
 }
 
-/** A batch of id sequences as one concatenated Uint32Array plus start indices. */
-function toIdBatch(batch) {
-  if (!Array.isArray(batch)) throw new TypeError(`batch must be an array of id sequences, got ${describe(batch)}`)
-  const seqs = batch.map((ids, i) => toIds(ids, `batch[${i}]`))
+/**
+ * A batch of id sequences as one concatenated Uint32Array plus start indices; `item` converts
+ * each entry (`name[i]` in its errors).
+ */
+function toIdBatch(batch, item = toIds, name = 'batch') {
+  if (!Array.isArray(batch)) throw new TypeError(`${name} must be an array of id sequences, got ${describe(batch)}`)
+  const seqs = batch.map((ids, i) => item(ids, `${name}[${i}]`))
   const starts = new Uint32Array(seqs.length + 1)
   let total = 0
   for (let i = 0; i < seqs.length; i++) {
@@ -846,16 +849,7 @@ class DecodeStream {
       return s[NATIVE]
     })
     // One flat buffer (most steps bring one id per stream) and the start of each stream's ids.
-    const starts = new Uint32Array(ids.length + 1)
-    let total = 0
-    const parts = ids.map((id, i) => {
-      const u = stepIds(id, `ids[${i}]`)
-      total += u.length
-      starts[i + 1] = total
-      return u
-    })
-    const flat = new Uint32Array(total)
-    for (let i = 0; i < parts.length; i++) flat.set(parts[i], starts[i])
+    const [flat, starts] = toIdBatch(ids, stepIds, 'ids')
     return NativeDecodeStream.stepMany(tokenizer[NATIVE], natives, flat, starts)
   }
 
