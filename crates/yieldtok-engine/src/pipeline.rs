@@ -251,7 +251,9 @@ impl Pipeline {
             let mut norm = std::mem::take(&mut s.norm_text);
             let mut reps = std::mem::take(&mut s.reps);
             cr.normalize(seg, with_prepend, &mut norm, S::OFFSETS.then_some(&mut reps));
-            let map = cr.map(seg, start, with_prepend, &reps);
+            // The ids-only path records no replacements: its map must not see a previous
+            // segment's.
+            let map = cr.map(seg, start, with_prepend, if S::OFFSETS { &reps } else { &[] });
             let r = self.tokenize_segment(&norm, &map, continuation, opts, s, cache, sink, word);
             s.norm_text = norm;
             s.reps = reps;
