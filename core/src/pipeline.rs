@@ -16,18 +16,53 @@ use crate::split::Mode;
 pub(crate) struct RefPiece {
     pub(crate) enc: HfEncoding,
     pub(crate) n_words: u32,
-    /// Whether the piece's first word is the previous piece's last ([`crate::split::Next`]);
+    /// Whether the piece's first word may be the previous piece's last ([`crate::split::Next`]);
     /// [`encode_piece`] leaves it `false`, the caller sets what the planner said.
     pub(crate) joins_word: bool,
+    /// Whether the piece's first / last split is an added token.
+    pub(crate) first_added: bool,
+    pub(crate) last_added: bool,
+}
+
+impl RefPiece {
+    pub(crate) fn words(&self) -> PieceWords {
+        PieceWords {
+            n: self.n_words,
+            may_join: self.joins_word,
+            first_added: self.first_added,
+            last_added: self.last_added,
+        }
+    }
+}
+
+/// What numbering a piece's words over the whole text needs to know of it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PieceWords {
+    /// Its number of words (splits).
+    pub(crate) n: u32,
+    /// The planner's [`Next::joins_word`](crate::split::Next): the cut before it may fall
+    /// inside a split.
+    pub(crate) may_join: bool,
+    /// Whether its first / last split is an added token.
+    pub(crate) first_added: bool,
+    pub(crate) last_added: bool,
 }
 
 /// The word base of each piece: the words of the pieces before it, less one where a piece's
-/// first word continues the previous piece's last (`(n_words, joins_word)` per piece).
-pub(crate) fn word_bases(pieces: impl Iterator<Item = (u32, bool)>) -> impl Iterator<Item = u32> {
+/// first word continues the previous piece's last. It does where the cut may fall inside a
+/// split and neither side of the cut is an added token: an added token is a split of its own
+/// whatever its flags (`normalized`, `lstrip`, `rstrip`, `single_word`), and the planner knows
+/// the exact edges of only some of them.
+pub(crate) fn word_bases(pieces: impl Iterator<Item = PieceWords>) -> impl Iterator<Item = u32> {
     let mut next = 0u32;
-    pieces.map(move |(n, joins)| {
-        let base = if joins { next.saturating_sub(1) } else { next };
-        next = base + n;
+    let mut prev_last_added = true;
+    pieces.map(move |p| {
+        let joins = p.may_join && !prev_last_added && !p.first_added && next > 0;
+        let base = if joins { next - 1 } else { next };
+        next = base + p.n;
+        if p.n > 0 {
+            prev_last_added = p.last_added;
+        }
         base
     })
 }
@@ -52,6 +87,11 @@ pub(crate) fn encode_piece(
     if let Some(pre) = tok.get_pre_tokenizer() {
         pre.pre_tokenize(&mut pts).map_err(Error::tokenize)?;
     }
+    // Before the model runs, only the added tokens' splits have tokens.
+    let (first_added, last_added) = {
+        let splits = pts.get_splits(tokenizers::OffsetReferential::Original, OffsetType::None);
+        (splits.first().is_some_and(|s| s.2.is_some()), splits.last().is_some_and(|s| s.2.is_some()))
+    };
     tok.get_model().tokenize_in_pretokenized(&mut pts, None).map_err(Error::tokenize)?;
     let n_words = pts.get_splits(tokenizers::OffsetReferential::Original, OffsetType::None).len() as u32;
     let offset_type = if with_offsets { OffsetType::Byte } else { OffsetType::None };
@@ -62,7 +102,7 @@ pub(crate) fn encode_piece(
             o.1 += range.start;
         }
     }
-    Ok(RefPiece { enc, n_words, joins_word: false })
+    Ok(RefPiece { enc, n_words, joins_word: false, first_added, last_added })
 }
 
 /// Concatenate piece encodings (in order), each piece's words shifted by its word base
@@ -71,7 +111,7 @@ pub(crate) fn merge(pieces: Vec<RefPiece>) -> HfEncoding {
     if pieces.len() == 1 {
         return pieces.into_iter().next().unwrap().enc;
     }
-    let bases: Vec<u32> = word_bases(pieces.iter().map(|p| (p.n_words, p.joins_word))).collect();
+    let bases: Vec<u32> = word_bases(pieces.iter().map(RefPiece::words)).collect();
     let encs: Vec<HfEncoding> = pieces
         .into_iter()
         .zip(bases)

@@ -379,6 +379,13 @@ impl Tokenizer {
         })
     }
 
+    /// This tokenizer with the own engine (`yieldtok-engine`) turned off: `tokenizers` encodes
+    /// every full piece (and ids, unless fastokens serves them), as when the engine refuses a
+    /// tokenizer. For benchmarks and tests that compare engines.
+    pub fn without_own_engine(&self) -> Self {
+        self.rebuild(|inner| inner.own = Err("turned off by without_own_engine()".into()))
+    }
+
     /// Use another default piece size (bytes) for jobs and async encodes.
     pub fn with_piece_bytes(&self, bytes: usize) -> Self {
         self.rebuild(|inner| inner.default_piece_bytes = bytes.max(1))

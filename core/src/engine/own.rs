@@ -41,8 +41,19 @@ pub(crate) fn build(json: &str) -> std::result::Result<Engine, String> {
 pub(crate) struct OwnPiece {
     pub(crate) start: usize,
     pub(crate) tokens: Tokens,
-    /// Whether the first word continues the previous piece's last ([`crate::split::Next`]).
+    /// Whether the first word may continue the previous piece's last ([`crate::split::Next`]).
     pub(crate) joins_word: bool,
+}
+
+impl OwnPiece {
+    pub(crate) fn words(&self) -> crate::pipeline::PieceWords {
+        crate::pipeline::PieceWords {
+            n: self.tokens.n_words,
+            may_join: self.joins_word,
+            first_added: self.tokens.first_added,
+            last_added: self.tokens.last_added,
+        }
+    }
 }
 
 /// How full pieces become an [`Encoding`].
@@ -138,7 +149,7 @@ impl OwnEngine {
             } else {
                 planner.next(text, start, target, &mut cur)
             };
-            let crate::pipeline::RefPiece { enc: want, n_words, .. } =
+            let crate::pipeline::RefPiece { enc: want, n_words, first_added, last_added, .. } =
                 crate::pipeline::encode_piece(tok, planner.rules.continuation.as_ref(), text, start..end, mode, true)
                     .map_err(|e| format!("reference piece encode failed: {e}"))?;
             let got = self.encode(&text[start..end], mode, None).map_err(|e| format!("engine encode failed: {e}"))?;
@@ -155,6 +166,9 @@ impl OwnEngine {
             }
             if got.words.iter().map(|&w| Some(w)).ne(want.get_word_ids().iter().copied()) || got.n_words != n_words {
                 return Err(at("words"));
+            }
+            if (got.first_added, got.last_added) != (first_added, last_added) {
+                return Err(at("added-token words at the ends"));
             }
             out.push(OwnPiece { start, tokens: got, joins_word });
             if end == start {
@@ -297,7 +311,7 @@ pub(crate) fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncod
     let mut tokens = Vec::with_capacity(n);
     let mut words = Vec::with_capacity(n);
     let mut offsets = Vec::with_capacity(n);
-    let bases = crate::pipeline::word_bases(pieces.iter().map(|p| (p.tokens.n_words, p.joins_word)));
+    let bases = crate::pipeline::word_bases(pieces.iter().map(OwnPiece::words));
     for (p, word_base) in pieces.iter().zip(bases) {
         ids.extend_from_slice(&p.tokens.ids);
         tokens.extend(p.tokens.ids.iter().map(|&id| tok.id_to_token(id).unwrap_or_default()));
@@ -403,7 +417,7 @@ impl Frame {
         };
         special(&mut e, prefix);
         e.word_ids.resize(prefix.len(), None);
-        let bases = crate::pipeline::word_bases(pieces.iter().map(|p| (p.tokens.n_words, p.joins_word)));
+        let bases = crate::pipeline::word_bases(pieces.iter().map(OwnPiece::words));
         for (p, word_base) in pieces.iter().zip(bases) {
             e.ids.extend_from_slice(&p.tokens.ids);
             e.offsets.extend(p.tokens.offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));

@@ -23,10 +23,13 @@ pub(crate) struct Planner {
 }
 
 /// A planned piece: where it ends, its mode, and whether its first word (pre-tokenizer
-/// split) is the previous piece's last one: `tokenizers` numbers the words of the whole text
-/// by split, so a cut inside a split (the SentencePiece family has one split between added
-/// tokens) must not start a new word there. Cuts at added-token edges and the regex family's
-/// cuts are split boundaries.
+/// split) may be the previous piece's last one: `tokenizers` numbers the words of the whole
+/// text by split, so a cut inside a split (the SentencePiece family has one split between
+/// added tokens) must not start a new word there. Cuts at exact added-token edges and the
+/// regex family's cuts are split boundaries. A cut next to an added token the planner has no
+/// exact edge for (`normalized`, stripping or single-word tokens) is one too: the pieces'
+/// encodes say whether their first and last splits are added tokens, and
+/// [`crate::pipeline::word_bases`] joins words only where neither is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Next {
     pub(crate) end: usize,

@@ -43,6 +43,11 @@ pub struct Tokens {
     pub words: Vec<u32>,
     /// Number of words (splits) of the encoded text(s), tokenized or not.
     pub n_words: u32,
+    /// Whether the first / the last word of the last encode into it is an added token (a
+    /// caller joining pieces' words needs it: an added token is always a word of its own, so
+    /// a piece boundary next to one never falls inside a word).
+    pub first_added: bool,
+    pub last_added: bool,
 }
 
 impl Tokens {
@@ -51,6 +56,8 @@ impl Tokens {
         self.offsets.clear();
         self.words.clear();
         self.n_words = 0;
+        self.first_added = false;
+        self.last_added = false;
     }
 }
 

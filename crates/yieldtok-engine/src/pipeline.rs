@@ -88,6 +88,26 @@ struct Scratch {
     /// Where `char_replace` replaced chars (offsets only).
     reps: Vec<u32>,
     chunked: Chunked,
+    /// The first and the last word that was an added token (raw or normalized).
+    first_added_word: Option<u32>,
+    last_added_word: Option<u32>,
+}
+
+impl Scratch {
+    #[inline]
+    fn added_word(&mut self, word: u32) {
+        self.first_added_word.get_or_insert(word);
+        self.last_added_word = Some(word);
+    }
+}
+
+/// What one encode says about its words: how many, and whether the first and the last are
+/// added tokens.
+#[derive(Debug, Clone, Copy)]
+struct Words {
+    n: u32,
+    first_added: bool,
+    last_added: bool,
 }
 
 /// Pre-tokens between two reads of the cancel flag.
@@ -164,8 +184,10 @@ impl Pipeline {
         out.offsets.reserve(guess);
         out.words.reserve(guess);
         let start_word = out.n_words;
-        let n = self.run(text, opts, &mut Full(out), start_word)?;
-        out.n_words = start_word + n;
+        let words = self.run(text, opts, &mut Full(out), start_word)?;
+        out.n_words = start_word + words.n;
+        out.first_added = words.first_added;
+        out.last_added = words.last_added;
         Ok(())
     }
 
@@ -180,15 +202,14 @@ impl Pipeline {
         Ok(c.0)
     }
 
-    /// Encode `text` into `sink`; returns the number of words. Word indices start at
-    /// `first_word`.
+    /// Encode `text` into `sink`; returns its words. Word indices start at `first_word`.
     fn run<S: Sink>(
         &self,
         text: &str,
         opts: &PieceOptions<'_>,
         sink: &mut S,
         first_word: u32,
-    ) -> Result<u32, EncodeError> {
+    ) -> Result<Words, EncodeError> {
         if text.len() > MAX_PIECE {
             return Err(EncodeError::TooLong { len: text.len(), limit: MAX_PIECE });
         }
@@ -206,7 +227,7 @@ impl Pipeline {
         sink: &mut S,
         first_word: u32,
         cache: &mut WordCache,
-    ) -> Result<u32, EncodeError> {
+    ) -> Result<Words, EncodeError> {
         let mut s = Scratch::default();
         let mut word = first_word;
         let mut pieces = std::mem::take(&mut s.pieces);
@@ -219,6 +240,7 @@ impl Pipeline {
             match p {
                 Piece::Added { id, start, end } => {
                     sink.push(id, start, end, word);
+                    s.added_word(word);
                     word += 1;
                 }
                 Piece::Text { start, end } => {
@@ -227,7 +249,12 @@ impl Pipeline {
                 }
             }
         }
-        Ok(word - first_word)
+        let n = word - first_word;
+        Ok(Words {
+            n,
+            first_added: n > 0 && s.first_added_word == Some(first_word),
+            last_added: n > 0 && s.last_added_word == Some(word - 1),
+        })
     }
 
     /// One segment between raw added tokens: normalized (unless the normalizer is the
@@ -322,6 +349,7 @@ impl Pipeline {
                 Piece::Added { id, start, end } => {
                     let (a, b) = if S::OFFSETS { map.map(start, end) } else { (0, 0) };
                     sink.push(id, a, b, word);
+                    s.added_word(word);
                     word += 1;
                 }
                 Piece::Text { start, end } if self.pre.metaspace().is_some() => {
