@@ -819,13 +819,16 @@ impl Tokenizer {
     /// A tokenizer sharing everything with this one but the truncation
     /// (`(max_length, stride, strategy, direction)`) and padding (`(length, direction, pad_id,
     /// pad_type_id, pad_token, pad_to_multiple_of)`), `None` for off: the core settings
-    /// `__call__` maps transformers' arguments onto (this tokenizer is left alone).
-    #[pyo3(signature = (truncation=None, padding=None))]
+    /// `__call__` maps transformers' arguments onto (this tokenizer is left alone). With
+    /// `overflowing=False` its encodes report no overflowing parts, and right truncation stops
+    /// early (the core's `with_overflowing`).
+    #[pyo3(signature = (truncation=None, padding=None, overflowing=true))]
     #[allow(clippy::type_complexity)]
     fn _with_settings(
         &self,
         truncation: Option<(usize, usize, String, String)>,
         padding: Option<(Option<usize>, String, u32, u32, String, Option<usize>)>,
+        overflowing: bool,
     ) -> PyResult<Tokenizer> {
         let truncation = match truncation {
             Some((max_length, stride, strategy, direction)) => {
@@ -839,7 +842,7 @@ impl Tokenizer {
             }
             None => None,
         };
-        let tok = guard(|| self.tok().with_truncation(truncation))?.with_padding(padding);
+        let tok = guard(|| self.tok().with_truncation(truncation))?.with_padding(padding).with_overflowing(overflowing);
         Ok(Tokenizer::new(tok))
     }
 

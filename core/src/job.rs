@@ -5,6 +5,25 @@
 //! [`Scheduler`](crate::Scheduler). Whatever the order the pieces ran in, [`EncodeJob::finish`]
 //! assembles them in text order and applies the post-processor once, so the result equals the
 //! whole-text encode.
+//!
+//! **Early stop.** With right truncation of a single text in force and no overflowing parts
+//! wanted (ids-only output, or [`Tokenizer::with_overflowing(false)`]), a job stops claiming
+//! pieces once the pieces finished *in a row from the start of the text* hold at least the
+//! tokens truncation keeps (`max_length`, less the post-processor's special tokens when they
+//! are added). Why that is certain: every cut is a safe cut, where the whole text's tokens are
+//! the concatenation of the two sides' tokens (the property the planner's rules are proven
+//! and self-checked for, and every differential test asserts), and a cut's safety is decided
+//! from the text around it, never from what is encoded later. So the tokens of a finished
+//! prefix of pieces are a prefix of the whole text's tokens, with the same ids, offsets and
+//! word ids (word ids only count words before them), and right truncation keeps a prefix of
+//! the whole text's tokens: once the finished prefix is long enough, the kept tokens are in
+//! it, and post-processing it (truncate, special tokens, padding) gives `tokenizers`' result.
+//! Only the overflowing parts, which come from the rest of the text, are lost, which is why
+//! the early stop needs them unwanted. Pieces are capped near the bytes the kept tokens need,
+//! so a 1 MB text truncated to 512 tokens encodes a few KB. Left truncation would need the
+//! mirror image (pieces from the end), which the planner's forward cursor does not offer.
+//!
+//! [`Tokenizer::with_overflowing(false)`]: crate::Tokenizer::with_overflowing
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -139,6 +158,16 @@ enum PieceOut {
     Ids(Vec<u32>),
 }
 
+impl PieceOut {
+    fn tokens(&self) -> usize {
+        match self {
+            PieceOut::Full(e) => e.enc.len(),
+            PieceOut::Own(p) => p.tokens.ids.len(),
+            PieceOut::Ids(v) => v.len(),
+        }
+    }
+}
+
 struct Plan {
     next_start: usize,
     cursor: ZoneCursor,
@@ -146,7 +175,17 @@ struct Plan {
     completed: usize,
     results: Vec<Option<PieceOut>>,
     error: Option<Error>,
+    /// Pieces finished in a row from the text's start, and their tokens (kept only for an
+    /// early stop: see the module docs).
+    prefix_pieces: usize,
+    prefix_tokens: usize,
+    /// Set once `prefix_tokens` reached the job's `stop_after`: no more pieces are claimed.
+    stopped: bool,
 }
+
+/// Bytes a piece of an early-stopping job is capped at per token still needed (generous: text
+/// averages 3-5 bytes per token; a short piece only means one more piece).
+const EARLY_STOP_BYTES_PER_TOKEN: usize = 8;
 
 /// A claimed piece: its index, byte range and mode.
 pub(crate) struct Claim {
@@ -180,6 +219,24 @@ pub struct EncodeJob {
     cost: AtomicU64,
     /// The result, assembled ahead of [`finish`](Self::finish) by [`prepare`](Self::prepare).
     prepared: Mutex<Option<Result<JobOutput>>>,
+    /// Content tokens after which the job stops early (see the module docs), if it may.
+    stop_after: Option<usize>,
+}
+
+/// The content tokens right truncation keeps, when a job with `opts` may stop once it has them:
+/// a single text (pairs run their halves with `truncate_and_pad: false`), right truncation,
+/// and no overflowing parts wanted.
+fn early_stop(inner: &Inner, opts: &EncodeOptions) -> Option<usize> {
+    let trunc = inner.settings.truncation.as_ref().filter(|_| opts.truncate_and_pad)?;
+    if trunc.direction != crate::TruncationDirection::Right
+        || (opts.output == Output::Full && !inner.settings.drop_overflowing)
+    {
+        return None;
+    }
+    // As `post::post_process` computes it (wrapping like `tokenizers`: a `max_length` below
+    // the special tokens' count truncates nothing, and a wrapped bound never stops).
+    let n = crate::post::n_added_tokens(&inner.tok, false);
+    Some(if opts.add_special_tokens && n > 0 { trunc.max_length.wrapping_sub(n) } else { trunc.max_length })
 }
 
 /// Jobs over this many bytes run by the scheduler have their result assembled by one more
@@ -201,6 +258,7 @@ impl EncodeJob {
         cancelled: crate::CancelFlag,
     ) -> Self {
         let piece_bytes = opts.piece_bytes.unwrap_or_else(|| inner.piece_bytes_for(opts.output)).max(1);
+        let stop_after = early_stop(&inner, &opts);
         EncodeJob {
             inner,
             text,
@@ -213,11 +271,15 @@ impl EncodeJob {
                 completed: 0,
                 results: Vec::new(),
                 error: None,
+                prefix_pieces: 0,
+                prefix_tokens: 0,
+                stopped: stop_after == Some(0),
             }),
             done_bytes: AtomicUsize::new(0),
             cancelled,
             cost: AtomicU64::new(0),
             prepared: Mutex::new(None),
+            stop_after,
         }
     }
 
@@ -249,20 +311,33 @@ impl EncodeJob {
     /// Whether every piece has been encoded (or the job failed or was cancelled).
     pub fn is_done(&self) -> bool {
         let p = self.lock();
-        self.is_cancelled() || p.error.is_some() || (p.next_start >= self.text.len() && p.completed == p.claimed)
+        self.is_cancelled()
+            || p.error.is_some()
+            || ((p.next_start >= self.text.len() || p.stopped) && p.completed == p.claimed)
+    }
+
+    /// Whether the job stopped early, before the end of its text (see the module docs).
+    pub fn stopped_early(&self) -> bool {
+        let p = self.lock();
+        p.stopped && p.next_start < self.text.len()
     }
 
     /// Whether unclaimed text remains (and the job is still live).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
     pub(crate) fn has_unclaimed(&self) -> bool {
         let p = self.lock();
-        !self.is_cancelled() && p.error.is_none() && p.next_start < self.text.len()
+        !self.is_cancelled() && p.error.is_none() && !p.stopped && p.next_start < self.text.len()
     }
 
     /// Bytes not yet claimed.
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // used by the native scheduler
     pub(crate) fn remaining_bytes(&self) -> usize {
-        self.text.len() - self.lock().next_start
+        let p = self.lock();
+        if p.stopped {
+            0
+        } else {
+            self.text.len() - p.next_start
+        }
     }
 
     /// Claim the next piece, if any.
@@ -276,9 +351,15 @@ impl EncodeJob {
             return None;
         }
         let mut p = self.lock();
-        if p.error.is_some() || p.next_start >= self.text.len() {
+        if p.error.is_some() || p.stopped || p.next_start >= self.text.len() {
             return None;
         }
+        let want = match self.stop_after {
+            Some(n) => want.min(
+                n.saturating_sub(p.prefix_tokens).saturating_mul(EARLY_STOP_BYTES_PER_TOKEN).max(MIN_SLICE_PIECE_BYTES),
+            ),
+            None => want,
+        };
         let start = p.next_start;
         let planned =
             catch_unwind(AssertUnwindSafe(|| self.inner.planner.next(&self.text, start, want.max(1), &mut p.cursor)));
@@ -306,7 +387,16 @@ impl EncodeJob {
         };
         let mut p = self.lock();
         match out {
-            Ok(piece) => p.results[claim.index] = Some(piece),
+            Ok(piece) => {
+                p.results[claim.index] = Some(piece);
+                if let Some(n) = self.stop_after {
+                    while let Some(Some(r)) = p.results.get(p.prefix_pieces) {
+                        p.prefix_tokens += r.tokens();
+                        p.prefix_pieces += 1;
+                    }
+                    p.stopped |= p.prefix_tokens >= n;
+                }
+            }
             Err(e) => {
                 if p.error.is_none() {
                     p.error = Some(e);
@@ -465,7 +555,7 @@ impl EncodeJob {
         if let Some(e) = p.error.take() {
             return Err(e);
         }
-        if p.next_start < self.text.len() || p.completed != p.claimed {
+        if (p.next_start < self.text.len() && !p.stopped) || p.completed != p.claimed {
             return Err(Error::InvalidArgument("finish() called before the job was done".into()));
         }
         Ok(std::mem::take(&mut p.results))

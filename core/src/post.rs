@@ -32,6 +32,9 @@ use crate::error::{Error, Result};
 pub struct Settings {
     pub truncation: Option<TruncationParams>,
     pub padding: Option<PaddingParams>,
+    /// Full encodes report no `overflowing` parts, so right truncation may stop encoding
+    /// early (see [`crate::job`]). `false` (the default) is `tokenizers`' behaviour.
+    pub drop_overflowing: bool,
 }
 
 impl Settings {
@@ -90,6 +93,15 @@ pub(crate) fn post_process(
             }
         }
         None => (encoding, pair),
+    };
+    let (encoding, pair) = if settings.drop_overflowing {
+        let drop = |mut e: HfEncoding| {
+            e.take_overflowing();
+            e
+        };
+        (drop(encoding), pair.map(drop))
+    } else {
+        (encoding, pair)
     };
     // The tokenizer's own truncation and padding are off: this is the post-processor alone.
     let processed = tok.post_process(encoding, pair, add_special_tokens).map_err(Error::tokenize)?;

@@ -303,8 +303,11 @@ impl Tokenizer {
     ) -> Result<Self> {
         // Truncation and padding from `tokenizer.json` move to the settings: the reference
         // tokenizer that chunked pieces and checks run through never truncates or pads.
-        let settings =
-            crate::post::Settings { truncation: tok.get_truncation().cloned(), padding: tok.get_padding().cloned() };
+        let settings = crate::post::Settings {
+            truncation: tok.get_truncation().cloned(),
+            padding: tok.get_padding().cloned(),
+            drop_overflowing: false,
+        };
         tok.with_truncation(None)
             .map_err(|e| Error::InvalidTokenizer { origin: origin.clone(), message: e.to_string() })?;
         tok.with_padding(None);
@@ -408,6 +411,23 @@ impl Tokenizer {
     /// leaves [`count`](Self::count), chat templates and trajectories alone.
     pub fn with_padding(&self, params: Option<crate::PaddingParams>) -> Self {
         self.rebuild(|inner| inner.settings.padding = params)
+    }
+
+    /// A tokenizer whose truncated encodes report no `overflowing` parts (`keep: false`), or
+    /// do, as `tokenizers` always does (`keep: true`, the default). Without them, right
+    /// truncation of a single text **stops early**: the text's pieces are encoded in order
+    /// only until the tokens kept are certain (see [`crate::job`]), with every other field
+    /// exactly `tokenizers`' result. transformers' `tokenizer(text, truncation=True,
+    /// max_length=n)` without `return_overflowing_tokens` needs nothing more. Ids-only encodes
+    /// ([`encode_ids`](Self::encode_ids), [`Output::Ids`]) report no overflowing parts in any
+    /// case, so they always stop early.
+    pub fn with_overflowing(&self, keep: bool) -> Self {
+        self.rebuild(|inner| inner.settings.drop_overflowing = !keep)
+    }
+
+    /// Whether truncated encodes report `overflowing` ([`with_overflowing`](Self::with_overflowing)).
+    pub fn keeps_overflowing(&self) -> bool {
+        !self.inner.settings.drop_overflowing
     }
 
     /// The truncation in force (`tokenizers`' `get_truncation`), from
@@ -688,7 +708,10 @@ impl Tokenizer {
         opts: &EncodeOptions,
         cancel: Option<&crate::CancelFlag>,
     ) -> Result<Encoding> {
-        let raw = EncodeOptions { add_special_tokens: false, output: Output::Full, ..opts.clone() };
+        // The halves are encoded whole (`truncate_and_pad: false`: no early stop; the pair's
+        // truncation below needs both lengths and the overflowing parts).
+        let raw =
+            EncodeOptions { add_special_tokens: false, output: Output::Full, truncate_and_pad: false, ..opts.clone() };
         let mut a = self.run_job(first, &raw, cancel)?.finish_raw(0)?;
         let mut b = self.run_job(second, &raw, cancel)?.finish_raw(1)?;
         if opts.char_offsets {

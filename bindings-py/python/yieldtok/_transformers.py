@@ -143,7 +143,9 @@ class _Call:
             length = max_length if pad == "max_length" else None
             padding_setting = (length, padding_side or tok.padding_side, tok.pad_token_id, 0, tok.pad_token,
                                pad_to_multiple_of)
-        self.handle = tok._with_settings(truncation_setting, padding_setting)
+        # Without overflowing parts wanted, right truncation stops encoding early (the core's
+        # `with_overflowing(false)`): only the text the kept tokens come from is encoded.
+        self.handle = tok._with_settings(truncation_setting, padding_setting, return_overflowing_tokens)
         self.add_special_tokens = add_special_tokens
         names = tok.model_input_names
         self.type_ids = "token_type_ids" in names if return_token_type_ids is None else return_token_type_ids
