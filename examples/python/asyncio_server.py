@@ -7,8 +7,10 @@ line is ``{"ids": [...]}`` (or ``{"text": "..."}``), in order, per connection.
 
 Every encode is awaited (``AsyncTokenizer``): yieldtok runs it in exact pieces on its own
 pool, so a 160k-token prompt from one client does not stall the loop while other clients'
-short requests arrive — they are answered meanwhile. A client that disconnects mid-request
-cancels its encode (the task is cancelled, and with it the remaining pieces).
+short requests arrive — they are answered meanwhile. asyncio does not cancel a handler when
+its client disconnects: an encode in flight runs to its end and its answer is dropped. To stop
+one, cancel the task awaiting it (e.g. ``asyncio.wait_for`` with a timeout): a cancelled
+``AsyncTokenizer`` awaitable stops its remaining pieces.
 
 The first line the server prints is ``listening on HOST:PORT`` (``--port 0`` picks a free
 port). ``tests/python/test_examples.py`` starts it and talks to it.
@@ -38,7 +40,7 @@ async def serve(atok: yieldtok.AsyncTokenizer, reader: asyncio.StreamReader, wri
             writer.write(json.dumps(answer).encode() + b"\n")
             await writer.drain()
     except ConnectionError:
-        pass  # the client went away; an encode in flight was cancelled with this task
+        pass  # the client went away (noticed when writing the answer)
     finally:
         writer.close()
 

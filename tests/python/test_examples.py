@@ -55,17 +55,26 @@ async def ask(host: str, port: int, requests: list[dict | bytes]) -> list[dict]:
 def test_asyncio_server_answers_like_tokenizers(server):
     host, port = server
     _, hf = load_pair("qwen3")
-    long = long_text(600_000)
+    long = long_text(2_000_000)
     shorts = VARIED[:20]
+    done = []
+
+    async def timed(name, lines):
+        answers = await ask(host, port, lines)
+        done.append(name)
+        return answers
 
     async def clients():
-        # one client with a long prompt and several with short ones, at the same time
-        return await asyncio.gather(
-            ask(host, port, [{"text": long}]),
-            *(ask(host, port, [{"text": s}, {"text": s, "add_special_tokens": False}]) for s in shorts),
-        )
+        # one client with a long prompt (~500k tokens) and several with short ones, at the same time
+        first = asyncio.ensure_future(timed("long", [{"text": long}]))
+        await asyncio.sleep(0.05)  # the long request is in flight before the short ones are sent
+        rest = [timed(f"short {i}", [{"text": s}, {"text": s, "add_special_tokens": False}])
+                for i, s in enumerate(shorts)]
+        return await asyncio.gather(first, *rest)
 
     long_answer, *short_answers = asyncio.run(clients())
+    # The loop stayed free while the long prompt was encoded: every short client was answered first.
+    assert done[-1] == "long", done
     assert long_answer == [{"ids": hf.encode(long).ids}]
     for s, answers in zip(shorts, short_answers):
         assert answers == [{"ids": hf.encode(s).ids}, {"ids": hf.encode(s, add_special_tokens=False).ids}], s
