@@ -5,6 +5,7 @@
 //
 //   /                      the demo (bindings-wasm/demo/index.html)
 //   /demo/*  /bench/*      bindings-wasm/demo, bindings-wasm/bench
+//   /examples/*            examples/ (the browser worker: /examples/browser/)
 //   /pkg-web/*             the generated ES module package (build it first, see the README)
 //   /fixtures/             JSON list of the fetched fixture tokenizers (.cache/fixtures)
 //   /fixtures/<name>/tokenizer.json, tokenizer_config.json
@@ -35,6 +36,7 @@ const TYPES = {
 const MOUNTS = [
   ["/demo/", join(crate, "demo")],
   ["/bench/", join(crate, "bench")],
+  ["/examples/", join(root, "examples")],
   ["/pkg-web/", join(crate, "pkg-web")],
   ["/node_modules/", join(crate, "node_modules")],
   ["/fixtures/", fixturesDir],
@@ -66,6 +68,7 @@ function handler(req, res) {
   if (path === "/" || path === "/index.html") path = "/demo/index.html";
   if (path === "/bench" || path === "/bench/") path = "/bench/index.html";
   if (path === "/fixtures/" || path === "/fixtures") return send(res, 200, JSON.stringify(listFixtures()), TYPES[".json"]);
+  if (path.endsWith("/")) path += "index.html";
   for (const [prefix, dir] of MOUNTS) {
     if (!path.startsWith(prefix)) continue;
     let file = normalize(join(dir, path.slice(prefix.length)));
@@ -112,5 +115,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   if (listFixtures().length === 0) console.error(`warning: no fixtures in ${fixturesDir}; run scripts/fetch-fixtures.sh`);
   const { url } = await startServer({ port, host });
-  console.log(`yieldtok demo: ${url}   (benchmark page: ${url}bench/)`);
+  console.log(`yieldtok demo: ${url}   (benchmark page: ${url}bench/, browser worker example: ${url}examples/browser/)`);
 }
