@@ -117,6 +117,15 @@ export declare class NativeTokenizer {
 }
 
 /**
+ * One alignment query. `op`: `wordToTokens`, `wordToChars`, `charToToken`, `charToWord`
+ * (`a`: word or position, `b`: sequence id), `tokenToChars`, `tokenToWord`, `tokenToSequence`
+ * (`a`: token), `nSequences`. `wordIds`, `offsets` (flat UTF-16 pairs) and `ranges` (flat
+ * `(id, start, end)` triples) are the encoding's views. Returns the answer's numbers (a span:
+ * two), or `null` where `tokenizers` returns none.
+ */
+export declare function alignment(op: string, wordIds: Uint32Array, offsets: Uint32Array, ranges: Uint32Array, a: number, b: number): Array<number> | null
+
+/**
  * What `applyChatTemplate` returns, for the JS layer to shape: `kind` says which of
  * transformers' results it is (`text`: `text`; `ids`: `inputIds`; `dict`: `inputIds`,
  * `attentionMask`, `assistantMasks` when asked, `text` when not tokenized).

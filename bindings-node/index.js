@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.CancelToken = nativeBinding.CancelToken
 module.exports.NativeDecodeStream = nativeBinding.NativeDecodeStream
 module.exports.NativeTokenizer = nativeBinding.NativeTokenizer
+module.exports.alignment = nativeBinding.alignment
 module.exports.nonFiniteMarkers = nativeBinding.nonFiniteMarkers
 module.exports.packTrajectories = nativeBinding.packTrajectories
 module.exports.packTrajectoriesSync = nativeBinding.packTrajectoriesSync

@@ -66,6 +66,37 @@ export declare class Encoding {
   readonly typeIds: Uint32Array
   /** 1 for special tokens added by the post-processor, else 0. */
   readonly specialTokensMask: Uint32Array
+  /**
+   * The word of each token (a pre-tokenizer split, counted over the whole text; added tokens in
+   * the text are words too), `null` for special tokens added by the post-processor: `tokenizers`'
+   * `getWordIds()`. A new plain array on each read.
+   */
+  readonly wordIds: Array<number | null>
+  /** The sequence (0, or 1 for a pair's second text) of each token, `null` for added special tokens: `getSequenceIds()`. */
+  readonly sequenceIds: Array<number | null>
+  /** 1 for a single text, 2 for a pair: `getNSequences()`. */
+  readonly nSequences: number
+  /*
+   * The alignment methods of `tokenizers`' `Encoding`, with its semantics; `null` where it has
+   * no answer. Positions and spans are in UTF-16 code units, as {@link Encoding.offsets} (the
+   * `tokenizers` npm package counts Unicode code points; the two differ only around characters
+   * outside the BMP). Arguments must be non-negative integers (else a `RangeError`). Each call
+   * scans the tokens, as there.
+   */
+  /** Token range `[start, end)` of word `word` of sequence `seqId`. */
+  wordToTokens(word: number, seqId?: number): [number, number] | null
+  /** Span `[start, end)` of word `word` of sequence `seqId`. */
+  wordToChars(word: number, seqId?: number): [number, number] | null
+  /** Span `[start, end)` of token `token`. */
+  tokenToChars(token: number): [number, number] | null
+  /** The word of token `token` within its sequence. */
+  tokenToWord(token: number): number | null
+  /** The sequence of token `token`. */
+  tokenToSequence(token: number): number | null
+  /** The first token of sequence `seqId` whose span holds position `pos`. */
+  charToToken(pos: number, seqId?: number): number | null
+  /** The word of the token whose span holds position `pos` in sequence `seqId`. */
+  charToWord(pos: number, seqId?: number): number | null
   /** `[start, end)` of token `i`, in UTF-16 code units. Throws a `RangeError` for a bad index. */
   offsetAt(i: number): [number, number]
   /** All offsets as `[start, end)` pairs (allocates a small array per token). */
@@ -77,6 +108,8 @@ export declare class Encoding {
     attentionMask: number[]
     typeIds: number[]
     specialTokensMask: number[]
+    wordIds: Array<number | null>
+    sequenceIds: Array<number | null>
   }
 }
 

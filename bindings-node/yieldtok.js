@@ -477,10 +477,11 @@ const BUFFERS = Symbol('buffers')
  * The arrays are views on memory the native side filled; they are created on first access.
  */
 class Encoding {
-  constructor(buffers, start, end) {
+  constructor(buffers, start, end, index) {
     this[BUFFERS] = buffers
     this._start = start
     this._end = end
+    this._index = index
     this._ids = undefined
     this._offsets = undefined
     this._attentionMask = undefined
@@ -508,6 +509,50 @@ class Encoding {
   get specialTokensMask() {
     return (this._specialTokensMask ??= this._view('specialTokensMask'))
   }
+  /** The word of each token (`null`: none), as `tokenizers`' `getWordIds()`. */
+  get wordIds() {
+    return nullable(this._view('wordIds'))
+  }
+  /** The sequence of each token (`null`: none), as `tokenizers`' `getSequenceIds()`. */
+  get sequenceIds() {
+    return nullable(this._view('sequenceIds'))
+  }
+  /** 1 for a single text, 2 for a pair (`tokenizers`' `getNSequences()`). */
+  get nSequences() {
+    return this._align('nSequences', 0, 0)[0]
+  }
+  /** Token range `[start, end)` of word `word` of sequence `seqId`, or `null`. */
+  wordToTokens(word, seqId = 0) {
+    return this._align('wordToTokens', index(word, 'word'), index(seqId, 'seqId'))
+  }
+  /** UTF-16 span `[start, end)` of word `word` of sequence `seqId`, or `null`. */
+  wordToChars(word, seqId = 0) {
+    return this._align('wordToChars', index(word, 'word'), index(seqId, 'seqId'))
+  }
+  /** UTF-16 span `[start, end)` of token `token`, or `null`. */
+  tokenToChars(token) {
+    return this._align('tokenToChars', index(token, 'token'), 0)
+  }
+  /** The word of token `token` within its sequence, or `null`. */
+  tokenToWord(token) {
+    return this._align('tokenToWord', index(token, 'token'), 0)?.[0] ?? null
+  }
+  /** The sequence of token `token`, or `null`. */
+  tokenToSequence(token) {
+    return this._align('tokenToSequence', index(token, 'token'), 0)?.[0] ?? null
+  }
+  /** The first token of sequence `seqId` whose UTF-16 span holds position `pos`, or `null`. */
+  charToToken(pos, seqId = 0) {
+    return this._align('charToToken', index(pos, 'pos'), index(seqId, 'seqId'))?.[0] ?? null
+  }
+  /** The word of the token that holds UTF-16 position `pos` in sequence `seqId`, or `null`. */
+  charToWord(pos, seqId = 0) {
+    return this._align('charToWord', index(pos, 'pos'), index(seqId, 'seqId'))?.[0] ?? null
+  }
+  _align(op, a, b) {
+    const buf = this[BUFFERS]
+    return native.alignment(op, this._view('wordIds'), this.offsets, buf.ranges(this._index), a, b)
+  }
   /** `[start, end)` of token `i` in UTF-16 code units. */
   offsetAt(i) {
     if (!Number.isInteger(i) || i < 0 || i >= this.length) throw new RangeError(`token index ${i} out of range 0..${this.length}`)
@@ -528,6 +573,8 @@ class Encoding {
       attentionMask: Array.from(this.attentionMask),
       typeIds: Array.from(this.typeIds),
       specialTokensMask: Array.from(this.specialTokensMask),
+      wordIds: this.wordIds,
+      sequenceIds: this.sequenceIds,
     }
   }
   get [Symbol.toStringTag]() {
@@ -539,10 +586,25 @@ class Encoding {
   }
 }
 
+/** `ids` with the binding's "none" (`0xFFFFFFFF`) as `null`, as a plain array. */
+function nullable(ids) {
+  const out = new Array(ids.length)
+  for (let i = 0; i < ids.length; i++) out[i] = ids[i] === NONE ? null : ids[i]
+  return out
+}
+const NONE = 0xffffffff
+
+/** A non-negative integer argument of an alignment method. */
+function index(x, name) {
+  if (!Number.isInteger(x) || x < 0 || x >= NONE) throw new RangeError(`${name} must be a non-negative integer, not ${x}`)
+  return x
+}
+
 /**
  * The arrays of one native result: a single Uint32Array `[k, starts[0..=k], ids[n], offsets[2n],
- * attentionMask[n], typeIds[n], specialTokensMask[n]]` (one buffer per result keeps handing
- * results back cheap), viewed lazily.
+ * attentionMask[n], typeIds[n], specialTokensMask[n], wordIds[n], sequenceIds[n],
+ * rangeStarts[0..=k], ranges[3r]]` (one buffer per result keeps handing results back cheap),
+ * viewed lazily; `buffers.rs` in the native addon writes it.
  */
 class Buffers {
   constructor(data) {
@@ -563,20 +625,35 @@ class Buffers {
     if (start === 0 && end === n) return (this._views ??= {})[name] ??= data.subarray(from, from + k * n)
     return data.subarray(from + k * start, from + k * end)
   }
+  /** Encoding `i`'s sequence ranges, flat `(id, start, end)` triples. */
+  ranges(i) {
+    const { data, n, base, k } = this
+    const at = base + 8 * n
+    const from = at + k + 1
+    return data.subarray(from + 3 * data[at + i], from + 3 * data[at + i + 1])
+  }
 }
 /** Where each part starts (in units of n) and its entries per token. */
-const BUFFER_PARTS = { ids: [0, 1], offsets: [1, 2], attentionMask: [3, 1], typeIds: [4, 1], specialTokensMask: [5, 1] }
+const BUFFER_PARTS = {
+  ids: [0, 1],
+  offsets: [1, 2],
+  attentionMask: [3, 1],
+  typeIds: [4, 1],
+  specialTokensMask: [5, 1],
+  wordIds: [6, 1],
+  sequenceIds: [7, 1],
+}
 
 function one(data) {
   const b = new Buffers(data)
-  return new Encoding(b, 0, b.n)
+  return new Encoding(b, 0, b.n, 0)
 }
 
 function many(data) {
   const b = new Buffers(data)
   const s = b.starts
   const out = new Array(b.k)
-  for (let i = 0; i < out.length; i++) out[i] = new Encoding(b, s[i], s[i + 1])
+  for (let i = 0; i < out.length; i++) out[i] = new Encoding(b, s[i], s[i + 1], i)
   return out
 }
 

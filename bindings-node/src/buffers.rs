@@ -9,13 +9,19 @@ use napi::{check_status, sys};
 use crate::offsets;
 
 /// One or more encodings as ONE `Uint32Array` (the JS side makes the views): `[k, starts[0..=k],
-/// ids[n], offsets[2n], attention_mask[n], type_ids[n], special_tokens_mask[n]]` with
-/// `n = starts[k]`. Encoding `i` covers tokens `starts[i]..starts[i+1]`; its offsets are in UTF-16
-/// code units of its own text. One buffer, not six, because handing results back is on the JS
+/// ids[n], offsets[2n], attention_mask[n], type_ids[n], special_tokens_mask[n], word_ids[n],
+/// sequence_ids[n], range_starts[0..=k], ranges[3r]]` with `n = starts[k]` and
+/// `r = range_starts[k]`. Encoding `i` covers tokens `starts[i]..starts[i+1]`; its offsets are
+/// in UTF-16 code units of its own text; a word or sequence id of [`NONE`] is none; its
+/// sequence ranges (`tokenizers`' `sequence_ranges`, as `(id, start, end)`) are ranges
+/// `range_starts[i]..range_starts[i+1]`, what the alignment methods read (`crate::align`). One buffer, not six, because handing results back is on the JS
 /// thread: 20,000 short encodes resolving at once stalled the loop 0.5-0.9 s with six external
 /// `ArrayBuffer`s each (issue 17, item 4). A short result is copied into a V8-owned buffer (no
 /// finalizer to run later); a long one is handed over as an external buffer (no copy).
 pub struct EncodingBuffers(Vec<u32>);
+
+/// A word or sequence id that is none (a special token added by the post-processor, padding).
+pub const NONE: u32 = u32::MAX;
 
 /// Results up to this many bytes are copied into a V8-owned `ArrayBuffer`.
 const COPY_BYTES: usize = 64 * 1024;
@@ -54,7 +60,11 @@ pub struct Flat {
     attention_mask: Vec<u32>,
     type_ids: Vec<u32>,
     special_tokens_mask: Vec<u32>,
+    word_ids: Vec<u32>,
+    sequence_ids: Vec<u32>,
     starts: Vec<u32>,
+    ranges: Vec<u32>,
+    range_starts: Vec<u32>,
 }
 
 impl Flat {
@@ -67,22 +77,19 @@ impl Flat {
             attention_mask: Vec::with_capacity(tokens),
             type_ids: Vec::with_capacity(tokens),
             special_tokens_mask: Vec::with_capacity(tokens),
+            word_ids: Vec::with_capacity(tokens),
+            sequence_ids: Vec::with_capacity(tokens),
             starts,
+            ranges: Vec::new(),
+            range_starts: vec![0],
         }
     }
 
     /// One encoding.
     pub fn single(enc: yieldtok::Encoding, text: &str) -> Self {
-        let n = enc.ids.len() as u32;
-        let offsets = offsets::utf16_flat(text, &enc.offsets);
-        Flat {
-            ids: enc.ids,
-            offsets,
-            attention_mask: enc.attention_mask,
-            type_ids: enc.type_ids,
-            special_tokens_mask: enc.special_tokens_mask,
-            starts: vec![0, n],
-        }
+        let mut flat = Flat::with_capacity(1, enc.len());
+        flat.push(&enc, text);
+        flat
     }
 
     pub fn push(&mut self, enc: &yieldtok::Encoding, text: &str) {
@@ -91,7 +98,13 @@ impl Flat {
         self.attention_mask.extend_from_slice(&enc.attention_mask);
         self.type_ids.extend_from_slice(&enc.type_ids);
         self.special_tokens_mask.extend_from_slice(&enc.special_tokens_mask);
+        self.word_ids.extend(enc.word_ids.iter().map(|w| w.unwrap_or(NONE)));
+        self.sequence_ids.extend(enc.sequence_ids().into_iter().map(|s| s.map_or(NONE, |s| s as u32)));
         self.starts.push(self.ids.len() as u32);
+        for (id, r) in &enc.sequence_ranges {
+            self.ranges.extend([*id as u32, r.start as u32, r.end as u32]);
+        }
+        self.range_starts.push((self.ranges.len() / 3) as u32);
     }
 
     pub fn many<'a>(items: impl ExactSizeIterator<Item = (&'a yieldtok::Encoding, &'a str)> + Clone) -> Self {
@@ -107,10 +120,20 @@ impl Flat {
     pub fn into_js(self) -> EncodingBuffers {
         let k = self.starts.len() - 1;
         let n = self.ids.len();
-        let mut v = Vec::with_capacity(1 + self.starts.len() + 6 * n);
+        let mut v = Vec::with_capacity(1 + self.starts.len() + 8 * n + self.range_starts.len() + self.ranges.len());
         v.push(k as u32);
         v.extend_from_slice(&self.starts);
-        for part in [&self.ids, &self.offsets, &self.attention_mask, &self.type_ids, &self.special_tokens_mask] {
+        for part in [
+            &self.ids,
+            &self.offsets,
+            &self.attention_mask,
+            &self.type_ids,
+            &self.special_tokens_mask,
+            &self.word_ids,
+            &self.sequence_ids,
+            &self.range_starts,
+            &self.ranges,
+        ] {
             v.extend_from_slice(part);
         }
         EncodingBuffers(v)

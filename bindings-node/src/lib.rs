@@ -13,7 +13,7 @@
 //! function) touches the main thread, where vectors become external `ArrayBuffer`s without a
 //! copy.
 //!
-//! Files: `buffers` (encodings as flat typed arrays), `cancel` (the `AbortSignal` token),
+//! Files: `align` (the `Encoding` alignment methods), `buffers` (encodings as flat typed arrays), `cancel` (the `AbortSignal` token),
 //! `chat` (`applyChatTemplate`), `trajectory` (`tokenizeTrajectories`, `packTrajectories`),
 //! `errors`, `promise` (promises settled from other threads), `exec`, `offsets`, `stream`
 //! (`DecodeStream`), `text` (reading long strings off the JS thread).
@@ -22,6 +22,7 @@
 // napi registers `#[napi]` items only outside `cfg(test)`; in `cargo test` they look unused.
 #![cfg_attr(test, allow(dead_code))]
 
+mod align;
 mod buffers;
 mod cancel;
 mod chat;

@@ -26,6 +26,12 @@ export async function main(path: string): Promise<number> {
   const ids: Uint32Array = enc.ids
   const offsets: Uint32Array = enc.offsets
   const [s, e]: [number, number] = enc.offsetAt(0)
+  const words: Array<number | null> = enc.wordIds
+  const seqs: Array<number | null> = enc.sequenceIds
+  const nSeq: number = enc.nSequences
+  const span: [number, number] | null = enc.wordToTokens(0, 0) ?? enc.wordToChars(0) ?? enc.tokenToChars(0)
+  const at: number | null = enc.charToToken(0) ?? enc.charToWord(0, 0) ?? enc.tokenToWord(0) ?? enc.tokenToSequence(0)
+  void [words, seqs, nSeq, span, at]
   const n: number = enc.length + enc.attentionMask.length + enc.typeIds.length + enc.specialTokensMask.length
   const batch: Encoding[] = await tok.encodeBatch(['a', 'b'], { signal: null })
   const text: string = await tok.decode(ids, { skipSpecialTokens: false })
