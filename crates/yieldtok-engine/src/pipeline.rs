@@ -291,7 +291,9 @@ impl Pipeline {
             _ => self.normalizer.as_deref(),
         };
         match normalizer {
-            Some(n) if self.unicode_chunks && !n.is_identity_on(seg) => {
+            // The chunks' own quick checks are the segment's (`Chunked::normalize` returns
+            // `false` when every chunk passes): no whole-segment check first.
+            Some(n) if self.unicode_chunks && !seg.is_ascii() => {
                 let mut chunked = std::mem::take(&mut s.chunked);
                 let r = if chunked.normalize(n, seg)? {
                     let map = chunked.map(start);

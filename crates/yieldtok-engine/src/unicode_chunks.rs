@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::error::EncodeError;
 use crate::normalized::Normalized;
+use crate::normalizers::unicode::{skip_ascii, skip_non_ascii};
 use crate::normalizers::Normalize;
 use crate::pipeline::OffsetMap;
 
@@ -51,12 +52,12 @@ impl Chunked {
         let mut changed = false;
         while i < b.len() {
             // The next non-ASCII byte; its chunk starts at the ASCII char before it.
-            match b[i..].iter().position(|&c| c >= 0x80) {
-                None => break,
-                Some(k) => i += k,
+            i = skip_ascii(b, i);
+            if i == b.len() {
+                break;
             }
             let start = if i > 0 && b[i - 1] < 0x80 { i - 1 } else { i };
-            let end = b[i..].iter().position(|&c| c < 0x80).map_or(b.len(), |k| i + k);
+            let end = skip_non_ascii(b, i);
             let chunk = &seg[start..end];
             i = end;
             if form.is_identity_on(chunk) {

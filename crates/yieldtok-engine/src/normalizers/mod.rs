@@ -10,7 +10,7 @@ mod precompiled;
 mod prepend;
 mod replace;
 mod strip;
-mod unicode;
+pub(crate) mod unicode;
 
 pub use bert::BertNormalizer;
 pub(crate) use bert::Categories;
