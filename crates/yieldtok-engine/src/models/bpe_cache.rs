@@ -6,7 +6,7 @@
 //! most recently used engines. Words of up to 16 bytes — nearly all pre-tokens — live in an
 //! open-addressing table whose slots hold the key packed into two words (compared without a
 //! byte loop) and, for a one-token word, the id itself; longer words up to [`MAX_KEY`] bytes
-//! in a hash map. Both hash with a per-cache random seed (text cannot aim at one slot). When
+//! in a hash map (at most [`MAX_LONG`] words and `MAX_LONG_BYTES` bytes of keys). Both hash with a per-cache random seed (text cannot aim at one slot). When
 //! the table or the value arena is full, the cache is emptied: memory stays bounded (a few MiB
 //! per thread and engine).
 
@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::Token;
 
 /// Longest word cached, in bytes.
-pub const MAX_KEY: usize = 64;
+pub const MAX_KEY: usize = 4096;
 /// Longest word kept in the packed table.
 const PACKED_KEY: usize = 16;
 /// Engines whose caches a thread keeps.
@@ -29,6 +29,8 @@ const MAX_SLOTS: usize = 1 << 17;
 const MAX_VALS: usize = 1 << 20;
 /// Long words kept before the cache is emptied.
 const MAX_LONG: usize = 1 << 15;
+/// Bytes of long words' keys kept before the cache is emptied.
+const MAX_LONG_BYTES: usize = 2 << 20;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -64,13 +66,22 @@ pub struct WordCache {
     /// Per entry of several tokens: the ids, then the end offsets.
     vals: Vec<u32>,
     long: HashMap<Box<[u8]>, (u32, u32), foldhash::fast::RandomState>,
+    /// The bytes of the keys in `long`.
+    long_bytes: usize,
 }
 
 impl WordCache {
     /// A cache that allocates nothing, for pipelines whose model is not BPE (they never
     /// look anything up in it).
     pub(crate) fn unused() -> Self {
-        WordCache { slots: Vec::new(), used: 0, seed: (0, 1), vals: Vec::new(), long: HashMap::default() }
+        WordCache {
+            slots: Vec::new(),
+            used: 0,
+            seed: (0, 1),
+            vals: Vec::new(),
+            long: HashMap::default(),
+            long_bytes: 0,
+        }
     }
 }
 
@@ -83,6 +94,7 @@ impl Default for WordCache {
             seed: (s.hash_one(0x5eedu64), s.hash_one(0xf00du64) | 1),
             vals: Vec::new(),
             long: HashMap::default(),
+            long_bytes: 0,
         }
     }
 }
@@ -198,7 +210,7 @@ impl WordCache {
         let many = tokens.len() > 1 || n > PACKED_KEY;
         // Room first (emptying the cache when full), then the values, then the key.
         let full = (many && self.vals.len() + 2 * tokens.len() > MAX_VALS)
-            || (n > PACKED_KEY && self.long.len() >= MAX_LONG)
+            || (n > PACKED_KEY && (self.long.len() >= MAX_LONG || self.long_bytes + n > MAX_LONG_BYTES))
             || (n <= PACKED_KEY && (self.used + 1) * 2 > self.slots.len() && self.slots.len() >= MAX_SLOTS);
         if full {
             self.clear();
@@ -212,7 +224,9 @@ impl WordCache {
             tokens[0].id
         };
         if n > PACKED_KEY {
-            self.long.insert(word.into(), (val, tokens.len() as u32));
+            if self.long.insert(word.into(), (val, tokens.len() as u32)).is_none() {
+                self.long_bytes += n;
+            }
             return;
         }
         if (self.used + 1) * 2 > self.slots.len() {
@@ -246,6 +260,7 @@ impl WordCache {
         self.used = 0;
         self.vals.clear();
         self.long.clear();
+        self.long_bytes = 0;
     }
 }
 
@@ -324,7 +339,10 @@ mod tests {
     #[test]
     fn insert_get_grow_and_clear() {
         let mut c = WordCache::default();
-        let words: Vec<String> = (0..300_000).map(|i| format!("w{i}")).chain((0..100).map(|i| "y".repeat(i))).collect();
+        let words: Vec<String> = (0..300_000)
+            .map(|i| format!("w{i}"))
+            .chain((0..100).chain(MAX_KEY - 2..MAX_KEY + 3).map(|i| "y".repeat(i)))
+            .collect();
         for (i, w) in words.iter().enumerate() {
             if w.is_empty() {
                 continue;
@@ -343,6 +361,15 @@ mod tests {
         // Bounded: the table was emptied at least once.
         assert!(c.used * 2 <= MAX_SLOTS && c.slots.len() <= MAX_SLOTS);
         assert!(get(&c, b"w0").is_none());
+        // Long keys are bounded by their bytes: the cache empties before holding more.
+        let mut c = WordCache::default();
+        for i in 0..2 * MAX_LONG_BYTES / MAX_KEY {
+            let w = format!("{i:0width$}", width = MAX_KEY);
+            c.insert(w.as_bytes(), &[Token { id: 1, start: 0, end: MAX_KEY as u32 }]);
+            assert!(c.long_bytes <= MAX_LONG_BYTES && c.long_bytes == c.long.len() * MAX_KEY);
+            assert!(get(&c, w.as_bytes()).is_some());
+        }
+        assert!(c.long.len() < 2 * MAX_LONG_BYTES / MAX_KEY);
         with_cache(5, |c| c.insert(b"a", &[Token { id: 1, start: 0, end: 1 }]));
         assert!(with_cache(5, |c| c.get(b"a").is_some()));
         assert!(with_cache(6, |c| c.get(b"a").is_none()));
