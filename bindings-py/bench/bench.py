@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """yieldtok vs Hugging Face `tokenizers` 0.23, side by side in one process (issue 4's seven
-measurements, and 8: truncation that stops early), on the qwen3 tokenizer.
+measurements, 8: truncation that stops early, 9: the same for one 10 MB encode), on the qwen3 tokenizer.
 
-    .venv/bin/python bindings-py/bench/bench.py                 # all seven, default asyncio loop
+    .venv/bin/python bindings-py/bench/bench.py                 # all nine, default asyncio loop
     .venv/bin/python bindings-py/bench/bench.py --only 1 4 --runs 7 --uvloop
     .venv/bin/python bindings-py/bench/bench.py --json bench.json
 
@@ -485,6 +485,32 @@ def m8_truncation(yt, hf, docs, runs, max_length=512):
     return same and cw < hw
 
 
+def m9_encode_truncated(yt, hf, text, runs, max_length=512):
+    """Tokenizer.encode of one very long text under enable_truncation(max_length)."""
+    print(f"\n9. encode of one {len(text.encode()) / 1e6:.0f} MB text with enable_truncation({max_length})")
+    import copy
+
+    import yieldtok
+
+    hft = copy.deepcopy(hf)
+    hft.enable_truncation(max_length)
+    ytt = yieldtok.Tokenizer.from_dir(fixture_dir())
+    ytt.enable_truncation(max_length)
+    want = hft.encode(text)
+    got = ytt.encode(text)
+    same = got.ids == want.ids and got.offsets == want.offsets
+    head = text[:4096]
+    yw, yc = timed(lambda: ytt.encode(text), runs)
+    pw, pc = timed(lambda: yt.encode(head), runs)
+    hw, hc = timed(lambda: hft.encode(text), max(1, runs // 2))
+    row(9, "yieldtok enable_truncation+encode", wall_s=yw, cpu_s=yc)
+    row(9, "yieldtok encode of the first 4 KB alone", wall_s=pw, cpu_s=pc)
+    row(9, "tokenizers enable_truncation+encode", wall_s=hw, cpu_s=hc)
+    print(f"  ids and offsets identical: {same}; {hw / yw:.0f}x tokenizers wall, {hc / yc:.0f}x per CPU-s"
+          f" (target >= 100x); {yw / pw:.2f}x the cost of encoding the first 4 KB alone (target <= 2)")
+    return same and hw >= 100 * yw and yw <= 2 * pw
+
+
 # ---- main -----------------------------------------------------------------------------------
 
 
@@ -508,7 +534,7 @@ async def amain(args):
     doc = document(hf, args.doc_tokens)
     print(f"document: {len(doc)} chars, {len(hf.encode(doc).ids)} tokens; runs per figure: {args.runs}")
     results = {}
-    only = set(args.only or range(1, 9))
+    only = set(args.only or range(1, 10))
     if 1 in only:
         results[1] = await m1_loop_lag(yt, hf, doc, args.runs)
     if 2 in only:
@@ -531,6 +557,10 @@ async def amain(args):
     if 8 in only:
         docs = [document(hf, args.prompt_tokens // 4, offset=53 * i) for i in range(8)]
         results[8] = m8_truncation(yt, hf, docs, args.runs)
+    if 9 in only:
+        big = document(hf, args.doc_tokens)
+        big = big * (10_000_000 // len(big.encode()) + 1)
+        results[9] = m9_encode_truncated(yt, hf, big, args.runs)
     print("\nsummary: " + ", ".join(f"{k}: {'PASS' if v else 'FAIL'}" for k, v in sorted(results.items())))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"results": results, "rows": ROWS}, indent=1))
@@ -538,7 +568,7 @@ async def amain(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", type=int, nargs="*", help="measurement numbers (1-8)")
+    ap.add_argument("--only", type=int, nargs="*", help="measurement numbers (1-9)")
     ap.add_argument("--runs", type=int, default=5, help="repetitions per figure (medians)")
     ap.add_argument("--doc-tokens", type=int, default=160_000)
     ap.add_argument("--prompt-tokens", type=int, default=128_000)

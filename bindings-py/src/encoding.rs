@@ -31,6 +31,12 @@ pub struct EncData {
     pub chars: bool,
     pub tok: yieldtok::Tokenizer,
     char_offsets: OnceLock<Arc<Vec<[i64; 2]>>>,
+    /// `Some(add_special_tokens)` when `enc` came from an encode that stopped early (right
+    /// truncation, see the core's `Tokenizer::with_overflowing`): its overflowing parts are
+    /// computed on first access to `overflowing`, by `tok` (which keeps them) encoding `text`
+    /// whole, and kept in `later`.
+    deferred: Option<bool>,
+    later: OnceLock<Vec<yieldtok::Encoding>>,
 }
 
 impl EncData {
@@ -45,7 +51,46 @@ impl EncData {
         tok: yieldtok::Tokenizer,
     ) -> Arc<Self> {
         let chars = pair.is_some();
-        Arc::new(EncData { enc, text, pair, chars, tok, char_offsets: OnceLock::new() })
+        Arc::new(EncData {
+            enc,
+            text,
+            pair,
+            chars,
+            tok,
+            char_offsets: OnceLock::new(),
+            deferred: None,
+            later: OnceLock::new(),
+        })
+    }
+
+    /// A single text's encoding from an encode that stopped early; `tok` keeps overflowing
+    /// parts and computes them when they are asked for.
+    pub fn deferred(
+        enc: yieldtok::Encoding,
+        text: Arc<str>,
+        tok: yieldtok::Tokenizer,
+        add_special_tokens: bool,
+    ) -> Arc<Self> {
+        Arc::new(EncData {
+            enc,
+            text,
+            pair: None,
+            chars: false,
+            tok,
+            char_offsets: OnceLock::new(),
+            deferred: Some(add_special_tokens),
+            later: OnceLock::new(),
+        })
+    }
+
+    /// The overflowing parts: `enc`'s, or (deferred) the whole text's encode's, once.
+    fn overflowing(&self, py: Python<'_>) -> PyResult<&[yieldtok::Encoding]> {
+        let Some(add) = self.deferred else { return Ok(&self.enc.overflowing) };
+        if let Some(v) = self.later.get() {
+            return Ok(v);
+        }
+        let parts = py.detach(|| crate::errors::guard(|| self.tok.encode(&self.text, add)))?.overflowing;
+        Ok(self.later.get_or_init(|| parts))
     }
 
     fn char_offsets(&self, py: Python<'_>) -> Arc<Vec<[i64; 2]>> {
@@ -258,14 +303,16 @@ impl Encoding {
     /// What truncation cut off, as ``tokenizers``: each part an ``Encoding`` (post-processed
     /// and padded like this one; with a stride, each repeats the previous part's last
     /// ``stride`` tokens).
+    ///
+    /// After an encode that stopped early (right truncation of one text: only the text the kept
+    /// tokens come from was encoded), the first access encodes the whole text for them.
     #[getter]
-    fn overflowing(&self) -> Vec<Encoding> {
+    fn overflowing(&self, py: Python<'_>) -> PyResult<Vec<Encoding>> {
         let d = &self.d;
-        d.enc
-            .overflowing
+        Ok(d.overflowing(py)?
             .iter()
             .map(|o| Encoding { d: EncData::with_pair(o.clone(), d.text.clone(), d.pair.clone(), d.tok.clone()) })
-            .collect()
+            .collect())
     }
 
     /// The sequence of each token: 0 (the text, or a pair's first text), 1 (a pair's second

@@ -672,19 +672,28 @@ impl Tokenizer {
             };
             return Ok(Encoding { d: EncData::with_pair(enc, text, Some(second), self.tok()) });
         }
+        // Right truncation stops early (the core's `with_overflowing(false)`); the overflowing
+        // parts are computed only if `Encoding.overflowing` is read (`EncData::deferred`).
+        let whole = self.tok();
+        let defer = whole.keeps_overflowing()
+            && whole.truncation().is_some_and(|t| t.direction == yieldtok::TruncationDirection::Right);
+        let tok = if defer { whole.with_overflowing(false) } else { whole.clone() };
         let enc = if text.len() >= yieldtok::PARALLEL_MIN_BYTES {
             let (t, opts) = (text.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
-            interruptible_core(py, &self.tok(), move |tok, cancel| {
+            interruptible_core(py, &tok, move |tok, cancel| {
                 Ok(tok.encode_with_cancel(&t, &opts, cancel)?.into_encoding().expect("full output requested"))
             })?
         } else {
-            let work = || guard(|| self.tok().encode(&text, add_special_tokens));
+            let work = || guard(|| tok.encode(&text, add_special_tokens));
             if text.len() >= DETACH_BYTES {
                 py.detach(work)?
             } else {
                 work()?
             }
         };
+        if defer {
+            return Ok(Encoding { d: EncData::deferred(enc, text, whole, add_special_tokens) });
+        }
         Ok(Encoding { d: self.wrap(enc, text) })
     }
 

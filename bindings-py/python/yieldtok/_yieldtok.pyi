@@ -250,7 +250,11 @@ class Encoding:
     @property
     def overflowing(self) -> List["Encoding"]:
         """What truncation cut off, as ``tokenizers``: each part post-processed and padded like
-        this one; with a stride, each repeats the previous part's last ``stride`` tokens."""
+        this one; with a stride, each repeats the previous part's last ``stride`` tokens.
+
+        ``Tokenizer.encode`` of one text under right truncation stops early (it encodes only the
+        text the kept tokens come from); then the first read of this attribute encodes the
+        whole text, GIL released, and keeps the parts."""
     @property
     def sequence_ids(self) -> List[Optional[int]]:
         """The sequence of each token: 0 (the text, or a pair's first text), 1 (a pair's second
