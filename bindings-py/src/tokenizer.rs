@@ -205,25 +205,69 @@ pub(crate) use crate::bridge::bridge;
 #[pyclass(frozen, module = "yieldtok")]
 #[derive(Clone)]
 pub struct Tokenizer {
-    /// The core tokenizer; `enable_truncation`/`enable_padding` swap in a handle with the new
-    /// settings (the core's handles are immutable and cheap: everything else is shared).
-    core: Arc<std::sync::RwLock<yieldtok::Tokenizer>>,
-    /// The tokenizer prepared for trajectories (chat template compiled), built on first use.
+    /// The core tokenizer and its trajectory cache; `enable_truncation`/`enable_padding`,
+    /// `add_tokens`/`add_special_tokens` and `encode_special_tokens = ...` swap in a new core
+    /// handle (the core's handles are immutable: a call in flight, sync or async, keeps the
+    /// handle it started with and finishes with the vocabulary it started with).
+    core: Arc<std::sync::RwLock<Core>>,
+    /// Held while a change is computed and swapped in, so that concurrent changes from several
+    /// threads apply one after the other and none is lost (readers never wait on it).
+    edit: Arc<std::sync::Mutex<()>>,
+}
+
+/// What [`Tokenizer`] swaps as one.
+struct Core {
+    tok: yieldtok::Tokenizer,
+    /// The tokenizer prepared for trajectories (chat template compiled), built on first use;
+    /// a new one with each change of the vocabulary.
     trajectories: Prepared,
 }
 
 impl Tokenizer {
     pub fn new(tok: yieldtok::Tokenizer) -> Self {
-        Tokenizer { core: Arc::new(std::sync::RwLock::new(tok)), trajectories: Prepared::default() }
+        Tokenizer {
+            core: Arc::new(std::sync::RwLock::new(Core { tok, trajectories: Prepared::default() })),
+            edit: Default::default(),
+        }
     }
 
     /// The core tokenizer as it is now (settings included).
     pub fn tok(&self) -> yieldtok::Tokenizer {
-        self.core.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.core.read().unwrap_or_else(|e| e.into_inner()).tok.clone()
     }
 
-    fn set_tok(&self, tok: yieldtok::Tokenizer) {
-        *self.core.write().unwrap_or_else(|e| e.into_inner()) = tok;
+    /// The core tokenizer and its trajectory cache, read together.
+    fn tok_and_cache(&self) -> (yieldtok::Tokenizer, Prepared) {
+        let core = self.core.read().unwrap_or_else(|e| e.into_inner());
+        (core.tok.clone(), core.trajectories.clone())
+    }
+
+    /// Swap in `f(current)` (settings only: the trajectory cache is kept), under the edit lock.
+    fn update<R>(&self, f: impl FnOnce(&yieldtok::Tokenizer) -> PyResult<(yieldtok::Tokenizer, R)>) -> PyResult<R> {
+        let _edit = self.edit.lock().unwrap_or_else(|e| e.into_inner());
+        let (tok, r) = f(&self.tok())?;
+        self.core.write().unwrap_or_else(|e| e.into_inner()).tok = tok;
+        Ok(r)
+    }
+
+    fn set_tok_with(&self, f: impl FnOnce(&yieldtok::Tokenizer) -> PyResult<yieldtok::Tokenizer>) -> PyResult<()> {
+        self.update(|t| Ok((f(t)?, ())))
+    }
+
+    /// Swap in a tokenizer with a changed vocabulary (`f` runs with the GIL released: it
+    /// rebuilds the tokenizer), with a fresh trajectory cache, under the edit lock (waited for
+    /// with the GIL released).
+    fn change_vocab<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&yieldtok::Tokenizer) -> yieldtok::Result<(yieldtok::Tokenizer, R)> + Send,
+    ) -> PyResult<R> {
+        py.detach(|| {
+            let _edit = self.edit.lock().unwrap_or_else(|e| e.into_inner());
+            let (tok, r) = guard(|| f(&self.tok()))?;
+            *self.core.write().unwrap_or_else(|e| e.into_inner()) = Core { tok, trajectories: Prepared::default() };
+            Ok(r)
+        })
     }
 
     fn special(&self, key: &str) -> Option<String> {
@@ -632,7 +676,7 @@ impl Tokenizer {
             .map(|(id, t)| {
                 let (content, single_word, lstrip, rstrip, normalized, special) =
                     (t.content, t.single_word, t.lstrip, t.rstrip, t.normalized, t.special);
-                (id, AddedToken { content, single_word, lstrip, rstrip, normalized, special })
+                (id, AddedToken { content, single_word, lstrip, rstrip, normalized: Some(normalized), special })
             })
             .collect()
     }
@@ -641,6 +685,35 @@ impl Tokenizer {
     #[pyo3(signature = (path, pretty=true))]
     fn save(&self, py: Python<'_>, path: PathBuf, pretty: bool) -> PyResult<()> {
         py.detach(|| guard(|| self.tok().save(&path, pretty)))
+    }
+
+    /// `tokenizers`' `add_tokens`: add `tokens` (a list of `str` or :class:`AddedToken`; a
+    /// `str` is a non-special token) to the vocabulary and return how many were new. This
+    /// tokenizer changes (every handle on it sees the new vocabulary); encodes already running
+    /// finish with the vocabulary they started with. The addition is `tokenizers`' own; the
+    /// tokenizer is then rebuilt from the result (the GIL released meanwhile).
+    fn add_tokens(&self, py: Python<'_>, tokens: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let tokens = added_tokens_arg(tokens, false)?;
+        self.change_vocab(py, |t| t.with_added_tokens(&tokens))
+    }
+
+    /// `tokenizers`' `add_special_tokens`: as :meth:`add_tokens`, as special tokens (an
+    /// :class:`AddedToken` passed is marked ``special``, as `tokenizers` does).
+    fn add_special_tokens(&self, py: Python<'_>, tokens: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let tokens = added_tokens_arg(tokens, true)?;
+        self.change_vocab(py, |t| t.with_added_special_tokens(&tokens))
+    }
+
+    /// `tokenizers`' `encode_special_tokens`: when ``True``, special tokens in the input text
+    /// are encoded as text (the post-processor's special tokens are still added).
+    #[getter]
+    fn get_encode_special_tokens(&self) -> bool {
+        self.tok().encode_special_tokens()
+    }
+
+    #[setter]
+    fn set_encode_special_tokens(&self, py: Python<'_>, value: bool) -> PyResult<()> {
+        self.change_vocab(py, |t| Ok((t.with_encode_special_tokens(value)?, ())))
     }
 
     // ---- sync ---------------------------------------------------------------------------
@@ -779,19 +852,17 @@ impl Tokenizer {
     #[pyo3(signature = (max_length, stride=0, strategy="longest_first", direction="right"))]
     fn enable_truncation(&self, max_length: usize, stride: usize, strategy: &str, direction: &str) -> PyResult<()> {
         let params = truncation_params(max_length, stride, strategy, direction)?;
-        let tok = self.tok().with_truncation(Some(params)).map_err(|e| match e {
-            yieldtok::Error::InvalidArgument(m) => PyValueError::new_err(m),
-            other => to_pyerr(other),
-        })?;
-        self.set_tok(tok);
-        Ok(())
+        self.set_tok_with(|t| {
+            t.with_truncation(Some(params)).map_err(|e| match e {
+                yieldtok::Error::InvalidArgument(m) => PyValueError::new_err(m),
+                other => to_pyerr(other),
+            })
+        })
     }
 
     /// Turn truncation off.
     fn no_truncation(&self) -> PyResult<()> {
-        let tok = self.tok().with_truncation(None).map_err(to_pyerr)?;
-        self.set_tok(tok);
-        Ok(())
+        self.set_tok_with(|t| t.with_truncation(None).map_err(to_pyerr))
     }
 
     /// The truncation in force as `tokenizers` reports it (`max_length`, `stride`, `strategy`,
@@ -821,8 +892,7 @@ impl Tokenizer {
         pad_to_multiple_of: Option<usize>,
     ) -> PyResult<()> {
         let params = padding_params(direction, pad_id, pad_type_id, pad_token, length, pad_to_multiple_of)?;
-        self.set_tok(self.tok().with_padding(Some(params)));
-        Ok(())
+        self.set_tok_with(|t| Ok(t.with_padding(Some(params))))
     }
 
     /// A tokenizer sharing everything with this one but the truncation
@@ -883,8 +953,8 @@ impl Tokenizer {
     }
 
     /// Turn padding off.
-    fn no_padding(&self) {
-        self.set_tok(self.tok().with_padding(None));
+    fn no_padding(&self) -> PyResult<()> {
+        self.set_tok_with(|t| Ok(t.with_padding(None)))
     }
 
     /// The padding in force as `tokenizers` reports it (`length`, `pad_to_multiple_of`,
@@ -1315,12 +1385,8 @@ impl Tokenizer {
         groups: &Bound<'_, PyAny>,
         opts: yieldtok::trajectory::TrajectoryOptions,
     ) -> PyResult<GroupsCall> {
-        Ok(GroupsCall {
-            tok: self.tok().clone(),
-            cache: self.trajectories.clone(),
-            input: JsonInput::from_py(groups, true)?,
-            opts,
-        })
+        let (tok, cache) = self.tok_and_cache();
+        Ok(GroupsCall { tok, cache, input: JsonInput::from_py(groups, true)?, opts })
     }
 
     fn history_call(
@@ -1329,13 +1395,8 @@ impl Tokenizer {
         advantage: f64,
         opts: yieldtok::trajectory::TrajectoryOptions,
     ) -> PyResult<HistoryCall> {
-        Ok(HistoryCall {
-            tok: self.tok().clone(),
-            cache: self.trajectories.clone(),
-            input: JsonInput::from_py(history, false)?,
-            advantage,
-            opts,
-        })
+        let (tok, cache) = self.tok_and_cache();
+        Ok(HistoryCall { tok, cache, input: JsonInput::from_py(history, false)?, advantage, opts })
     }
 }
 
@@ -1351,9 +1412,38 @@ pub fn _tokenizer_from_bundle(py: Python<'_>, bundle: String) -> PyResult<Tokeni
     Tokenizer::load(py, || yieldtok::Tokenizer::from_bundle(&bundle))
 }
 
-/// An added token of the vocabulary, with `tokenizers`' `AddedToken` fields, repr and equality.
-#[pyclass(frozen, eq, module = "yieldtok")]
-#[derive(Clone, PartialEq, Eq)]
+/// `add_tokens`' argument: a `list` of `str` or [`AddedToken`], as `tokenizers` (which refuses
+/// any other container). For `add_special_tokens` (`special`), a `str` is a special token and
+/// each `AddedToken` passed is marked special (`tokenizers` sets `special` on the object).
+fn added_tokens_arg(obj: &Bound<'_, PyAny>, special: bool) -> PyResult<Vec<yieldtok::AddedToken>> {
+    let list = obj.cast::<PyList>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "'{}' object is not an instance of 'list'",
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    let mut out = Vec::with_capacity(list.len());
+    for item in list.iter() {
+        if let Ok(s) = item.cast::<PyString>() {
+            out.push(yieldtok::AddedToken::from(s.to_str()?.to_string(), special));
+        } else if let Ok(t) = item.cast::<AddedToken>() {
+            let mut t = t.borrow_mut();
+            if special {
+                t.special = true;
+            }
+            out.push(t.core());
+        } else {
+            return Err(PyTypeError::new_err("Input must be a List[Union[str, AddedToken]]"));
+        }
+    }
+    Ok(out)
+}
+
+/// An added token of the vocabulary, with `tokenizers`' `AddedToken` fields, repr and equality
+/// (`normalized`, unless given, is `not special`; `add_special_tokens` makes a token passed
+/// to it special, as `tokenizers`).
+#[pyclass(module = "yieldtok")]
+#[derive(Clone)]
 pub struct AddedToken {
     #[pyo3(get)]
     content: String,
@@ -1363,10 +1453,26 @@ pub struct AddedToken {
     lstrip: bool,
     #[pyo3(get)]
     rstrip: bool,
-    #[pyo3(get)]
-    normalized: bool,
+    normalized: Option<bool>,
     #[pyo3(get)]
     special: bool,
+}
+
+impl AddedToken {
+    /// The core's (`tokenizers`') added token with these flags.
+    fn core(&self) -> yieldtok::AddedToken {
+        yieldtok::AddedToken::from(self.content.clone(), self.special)
+            .single_word(self.single_word)
+            .lstrip(self.lstrip)
+            .rstrip(self.rstrip)
+            .normalized(self.get_normalized())
+    }
+}
+
+impl PartialEq for AddedToken {
+    fn eq(&self, other: &Self) -> bool {
+        self.core() == other.core()
+    }
 }
 
 #[pymethods]
@@ -1382,14 +1488,23 @@ impl AddedToken {
         normalized: Option<bool>,
         special: bool,
     ) -> Self {
-        AddedToken {
-            content: content.to_string(),
-            single_word,
-            lstrip,
-            rstrip,
-            normalized: normalized.unwrap_or(!special),
-            special,
-        }
+        AddedToken { content: content.to_string(), single_word, lstrip, rstrip, normalized, special }
+    }
+
+    #[getter(normalized)]
+    fn get_normalized(&self) -> bool {
+        self.normalized.unwrap_or(!self.special)
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: pyo3::basic::CompareOp) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        let Ok(other) = other.cast::<AddedToken>() else { return Ok(py.NotImplemented()) };
+        let eq = *self == *other.borrow();
+        Ok(match op {
+            pyo3::basic::CompareOp::Eq => eq.into_pyobject(py)?.to_owned().into_any().unbind(),
+            pyo3::basic::CompareOp::Ne => (!eq).into_pyobject(py)?.to_owned().into_any().unbind(),
+            _ => py.NotImplemented(),
+        })
     }
 
     fn __str__(&self) -> &str {
@@ -1404,7 +1519,7 @@ impl AddedToken {
             b(self.rstrip),
             b(self.lstrip),
             b(self.single_word),
-            b(self.normalized),
+            b(self.get_normalized()),
             b(self.special)
         )
     }

@@ -79,4 +79,4 @@ pub use task::{spawn, CancelFlag, TaskFuture};
 pub use tokenizer::wait_for_engine_loads;
 pub use tokenizer::{Input, Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};
 pub use tokenizers::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
-pub use tokenizers::{PaddingDirection, PaddingParams, PaddingStrategy};
+pub use tokenizers::{AddedToken, PaddingDirection, PaddingParams, PaddingStrategy};

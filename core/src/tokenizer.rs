@@ -14,6 +14,9 @@ use crate::job::{EncodeJob, EncodeOptions, JobOutput, Output, DEFAULT_PIECE_BYTE
 use crate::pipeline::SpecialFrame;
 use crate::split::{added::AddedMatcher, CutRules, Family, Mode, Planner};
 
+/// Why the own engine does not serve a tokenizer with `encode_special_tokens` on.
+const ENCODE_SPECIAL_REASON: &str = "encode_special_tokens is on: tokenizers encodes special tokens as text";
+
 /// Texts at least this long are encoded in parallel pieces by the sync API (native).
 pub const PARALLEL_MIN_BYTES: usize = 64 * 1024;
 
@@ -282,16 +285,118 @@ impl std::fmt::Debug for Tokenizer {
 impl Tokenizer {
     /// Build from the text of a `tokenizer.json`. `origin` names it in errors and logs.
     pub fn from_json_str(json: &str, config: Option<TokenizerConfig>, origin: Option<String>) -> Result<Self> {
+        Self::from_json_with(json, config, origin, false)
+    }
+
+    /// [`from_json_str`](Self::from_json_str), with `tokenizers`' `encode_special_tokens` set
+    /// to `encode_special` on the reference before anything is derived from it (the
+    /// added-token matcher then treats special tokens as text, see [`crate::split::added`]).
+    /// With it on, only the reference engine serves: the own and the fast engine split special
+    /// tokens out.
+    fn from_json_with(
+        json: &str,
+        config: Option<TokenizerConfig>,
+        origin: Option<String>,
+        encode_special: bool,
+    ) -> Result<Self> {
         let bad = |message: String| Error::InvalidTokenizer { origin: origin.clone(), message };
         let (parsed, own) = parse_both(json);
-        let (tok, mut json_view) = parsed.map_err(bad)?;
+        let (mut tok, mut json_view) = parsed.map_err(bad)?;
+        let own = if encode_special {
+            tok.set_encode_special_tokens(true);
+            Err(ENCODE_SPECIAL_REASON.to_string())
+        } else {
+            own
+        };
         // Truncation and padding are applied after assembly (`crate::post`), not per piece:
         // they do not stop chunking.
         if let Some(view) = json_view.as_object_mut() {
             view.insert("truncation".into(), Value::Null);
             view.insert("padding".into(), Value::Null);
         }
-        Self::from_parts(tok, own, &json_view, config, origin)
+        let made = Self::from_parts(tok, own, &json_view, config, origin)?;
+        Ok(if encode_special {
+            made.rebuild(|inner| inner.fast = Arc::new(crate::engine::FastSlot::disabled(ENCODE_SPECIAL_REASON)))
+        } else {
+            made
+        })
+    }
+
+    /// This tokenizer rebuilt around `tok` (this one's reference after a change to its added
+    /// vocabulary or its `encode_special_tokens`): serialized and loaded again as at any load,
+    /// so every engine, the cut rules and the added-token matcher are derived from the changed
+    /// vocabulary exactly as for a `tokenizer.json` that had it, with this tokenizer's config,
+    /// origin, truncation/padding/overflowing settings, piece size and scheduler kept.
+    fn rebuilt_around(&self, tok: &tokenizers::Tokenizer) -> Result<Self> {
+        let i = &*self.inner;
+        let json = tok.to_string(false).map_err(Error::tokenize)?;
+        let made = Self::from_json_with(&json, i.config.clone(), i.origin.clone(), tok.get_encode_special_tokens())?;
+        let fast_off = i.fast.unavailable().filter(|why| why.starts_with("turned off")).map(str::to_string);
+        let own_off = i.own.as_ref().err().filter(|why| why.starts_with("turned off")).cloned();
+        Ok(made.rebuild(|inner| {
+            inner.settings = i.settings.clone();
+            inner.default_piece_bytes = i.default_piece_bytes;
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                inner.scheduler = i.scheduler.clone();
+            }
+            if let Some(why) = fast_off {
+                inner.fast = Arc::new(crate::engine::FastSlot::disabled(&why));
+            }
+            if let Some(why) = own_off {
+                inner.own = Err(why);
+            }
+        }))
+    }
+
+    /// The reference as `tokenizers`' own `from_str` reads this tokenizer's `tokenizer.json`
+    /// (as Python `tokenizers` holds it): the one-pass load (`crate::load::reference`) gives
+    /// the same encodes, but its added vocabulary numbers new tokens differently on a sparse
+    /// vocabulary (gpt4o: 200000 instead of `tokenizers`' 200019), so additions start here.
+    fn reparsed(&self) -> Result<tokenizers::Tokenizer> {
+        let json = self.inner.tok.to_string(false).map_err(Error::tokenize)?;
+        let mut tok: tokenizers::Tokenizer = json.parse().map_err(Error::tokenize)?;
+        tok.set_encode_special_tokens(self.encode_special_tokens());
+        Ok(tok)
+    }
+
+    /// `tokenizers`' `add_tokens`: a tokenizer with `tokens` added to the vocabulary (new ids
+    /// after the last; a token the vocabulary already has only updates its flags), and how
+    /// many were added. The addition is `tokenizers`' own, on a copy of the reference; the
+    /// result is then rebuilt from its `tokenizer.json` (see `rebuilt_around`), so encodes
+    /// equal `tokenizers`' after the same call. This tokenizer is unchanged.
+    pub fn with_added_tokens(&self, tokens: &[crate::AddedToken]) -> Result<(Self, usize)> {
+        let mut tok = self.reparsed()?;
+        let n = tok.add_tokens(tokens.iter().cloned()).map_err(Error::tokenize)?;
+        Ok((self.rebuilt_around(&tok)?, n))
+    }
+
+    /// `tokenizers`' `add_special_tokens`: as [`with_added_tokens`](Self::with_added_tokens),
+    /// the tokens added as special tokens (skipped by `decode(.., skip_special_tokens)`).
+    pub fn with_added_special_tokens(&self, tokens: &[crate::AddedToken]) -> Result<(Self, usize)> {
+        let mut tok = self.reparsed()?;
+        let n = tok.add_special_tokens(tokens.iter().cloned()).map_err(Error::tokenize)?;
+        Ok((self.rebuilt_around(&tok)?, n))
+    }
+
+    /// `tokenizers`' `encode_special_tokens` setter: with `true`, special tokens in the text
+    /// are encoded as text (`"<|im_end|>"` becomes the tokens of its characters), as
+    /// `tokenizers` does; the post-processor's special tokens are still added. Such a
+    /// tokenizer encodes with the reference engine only (chunked where the cut rules allow:
+    /// no cut falls inside a special token's text). Not kept by [`to_json`](Self::to_json),
+    /// as in `tokenizers` (its `tokenizer.json` has no such field).
+    pub fn with_encode_special_tokens(&self, value: bool) -> Result<Self> {
+        if value == self.encode_special_tokens() {
+            return Ok(self.clone());
+        }
+        let mut tok = (*self.inner.tok).clone();
+        tok.set_encode_special_tokens(value);
+        self.rebuilt_around(&tok)
+    }
+
+    /// `tokenizers`' `encode_special_tokens` getter.
+    pub fn encode_special_tokens(&self) -> bool {
+        self.inner.tok.get_encode_special_tokens()
     }
 
     fn from_parts(

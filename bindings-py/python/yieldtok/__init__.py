@@ -204,6 +204,23 @@ class AsyncTokenizer:
     def get_added_tokens_decoder(self) -> Dict[int, AddedToken]:
         return self.sync.get_added_tokens_decoder()
 
+    def add_tokens(self, tokens: List[Union[str, AddedToken]]) -> int:
+        """``Tokenizer.add_tokens`` (changes the wrapped tokenizer)."""
+        return self.sync.add_tokens(tokens)
+
+    def add_special_tokens(self, tokens: List[Union[str, AddedToken]]) -> int:
+        """``Tokenizer.add_special_tokens`` (changes the wrapped tokenizer)."""
+        return self.sync.add_special_tokens(tokens)
+
+    @property
+    def encode_special_tokens(self) -> bool:
+        """``Tokenizer.encode_special_tokens`` of the wrapped tokenizer."""
+        return self.sync.encode_special_tokens
+
+    @encode_special_tokens.setter
+    def encode_special_tokens(self, value: bool) -> None:
+        self.sync.encode_special_tokens = value
+
     async def __call__(self, text: Any = None, *args: Any, **kwargs: Any) -> Dict[str, Any]:
         """Awaitable ``Tokenizer.__call__`` (transformers' ``tokenizer(text, ...)``): same
         arguments and result; the encode runs on the core scheduler."""

@@ -369,8 +369,11 @@ class DecodeStream:
 
 @final
 class AddedToken:
-    """An added token of a tokenizer's vocabulary (``Tokenizer.get_added_tokens_decoder``), with
-    the fields, ``repr``, ``str`` and equality of ``tokenizers.AddedToken``."""
+    """An added token of a tokenizer's vocabulary (``Tokenizer.get_added_tokens_decoder``, and
+    what ``Tokenizer.add_tokens`` / ``add_special_tokens`` take), with the fields, defaults
+    (``normalized`` is ``not special`` unless given), ``repr``, ``str`` and equality of
+    ``tokenizers.AddedToken``. ``add_special_tokens`` sets ``special`` on a token passed to
+    it, as ``tokenizers`` does."""
 
     def __init__(
         self,
@@ -571,6 +574,25 @@ class Tokenizer:
         """``token -> id``, as ``tokenizers``' ``get_vocab``."""
     def get_added_tokens_decoder(self) -> Dict[int, AddedToken]:
         """``id -> AddedToken`` for every added token (ordered by id), as ``tokenizers``."""
+    def add_tokens(self, tokens: List[Union[str, AddedToken]]) -> int:
+        """Add ``tokens`` (a ``list`` of ``str`` or ``AddedToken``; a ``str`` is a non-special
+        token) to the vocabulary and return how many were new, exactly as ``tokenizers``'
+        ``add_tokens`` (it is ``tokenizers``' own addition; the tokenizer is then rebuilt
+        from the result, ~the cost of a load, GIL released). This tokenizer changes, for
+        every handle on it; encodes already running finish with the vocabulary they started
+        with. ``TypeError`` for anything but a list of ``str``/``AddedToken``."""
+    def add_special_tokens(self, tokens: List[Union[str, AddedToken]]) -> int:
+        """As ``add_tokens``, as special tokens (skipped by ``decode(..., skip_special_tokens=True)``),
+        as ``tokenizers``' ``add_special_tokens``; an ``AddedToken`` passed is marked special."""
+    @property
+    def encode_special_tokens(self) -> bool:
+        """``tokenizers``' ``encode_special_tokens``: when ``True``, special tokens in the input
+        text are encoded as text (``"<|im_end|>"`` becomes the tokens of its characters); the
+        post-processor's special tokens are still added. Such encodes run on the reference
+        engine (``tokenizers``), chunked where the cut rules allow. Not kept by pickling or
+        ``to_str``, as in ``tokenizers``."""
+    @encode_special_tokens.setter
+    def encode_special_tokens(self, value: bool) -> None: ...
 
     # -- sync -------------------------------------------------------------------------------
     def encode(
