@@ -51,11 +51,13 @@ export CHAT_CASES="$root/target/chat-cases.json" CHAT_ORACLE="$root/target/chat-
   CHAT_FIXTURES="$root/.cache/fixtures" CHAT_FIXED_NOW=2024-07-26T09:05:03.000042 YIELDTOK_REQUIRE_ORACLE=1
 cargo test -p yieldtok-chat --test differential -- --nocapture 2>&1 | tail -n 25
 
-step "transformers-style attributes and __call__: expected values from transformers' PreTrainedTokenizerFast"
+step "transformers-style attributes, __call__ and apply_chat_template: expected values from transformers' PreTrainedTokenizerFast"
 .cache/venv-oracle/bin/python tests/oracle/attributes_oracle.py target/attrs-oracle.json --fixtures .cache/fixtures
 export ATTRS_ORACLE="$root/target/attrs-oracle.json" ATTRS_FIXTURES="$root/.cache/fixtures"
 .cache/venv-oracle/bin/python tests/oracle/call_oracle.py target/call-oracle.json --fixtures .cache/fixtures
 export CALL_ORACLE="$root/target/call-oracle.json"
+.cache/venv-oracle/bin/python tests/oracle/chat_call_oracle.py target/chat-call-oracle.json --fixtures .cache/fixtures
+export CHAT_CALL_ORACLE="$root/target/chat-call-oracle.json"   # apply_chat_template's results (tests/python/test_chat_call.py)
 
 step "python: lint gate (ruff check, ruff.toml)"
 .venv/bin/python -m pip install -q --disable-pip-version-check 'ruff==0.17.6'

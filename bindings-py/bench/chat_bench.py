@@ -1,6 +1,7 @@
-"""Chat-template benchmark (issue 7): render + tokenize a ~20k-token tool-using conversation with
-the qwen3 template — transformers' ``apply_chat_template(tokenize=True)`` vs yieldtok's, side by
-side in one process, medians of several runs, ratio. Checks the ids are identical first.
+"""Chat-template benchmark (issue 7, issue 15): render + tokenize a ~20k-token tool-using
+conversation with the qwen3 template — transformers 5's ``apply_chat_template`` (default: a dict)
+vs yieldtok's, and a batch of 8 of its prefixes padded and truncated to numpy arrays — side by
+side in one process, medians of several runs, ratio. Checks the results are identical first.
 
     .venv/bin/pip install 'transformers==5.24.0'      # the peer
     .venv/bin/python bindings-py/bench/chat_bench.py [--runs 15] [--tokens 20000]
@@ -46,7 +47,7 @@ def conversation(target_tokens, tok):
         if m.get("content") is None:
             m["content"] = ""
         msgs.append(m)
-        if len(msgs) % 20 == 0 and len(tok.apply_chat_template(msgs, tools=tools)) >= target_tokens:
+        if len(msgs) % 20 == 0 and len(tok.apply_chat_template(msgs, tools=tools, return_dict=False)) >= target_tokens:
             break
     while msgs[-1]["role"] != "user" and msgs[-1]["role"] != "tool" and len(msgs) > 2:
         msgs.pop()
@@ -71,11 +72,14 @@ def main():
     engine = yt.wait_for_engine()
     msgs, tools = conversation(a.tokens, yt)
     kw = dict(tools=tools, add_generation_prompt=True, enable_thinking=False)
-    ours = yt.apply_chat_template(msgs, **kw)
-    theirs = hf.apply_chat_template(msgs, tokenize=True, return_dict=False, **kw)
-    if hasattr(theirs, "tolist"):
-        theirs = theirs.tolist()
-    assert list(ours) == list(theirs), "ids differ"
+    ours = yt.apply_chat_template(msgs, **kw)  # transformers 5: a dict by default, on both sides
+    theirs = hf.apply_chat_template(msgs, **kw)
+    assert dict(theirs) == ours, "results differ"
+    # a batch of conversations, padded and truncated (training-style): 8 prefixes of the conversation
+    batch = [msgs[: max(2, len(msgs) * (i + 1) // 8)] for i in range(8)]
+    bkw = dict(kw, padding=True, truncation=True, max_length=8192, return_tensors="np")
+    ob, tb = yt.apply_chat_template(batch, **bkw), hf.apply_chat_template(batch, **bkw)
+    assert list(ob) == list(tb) and all((ob[k] == tb[k]).all() for k in ob), "batch results differ"
     def timed(f):
         out = []
         for _ in range(a.runs):
@@ -84,16 +88,21 @@ def main():
             f()
             out.append((time.perf_counter() - t, time.process_time() - c))
         return statistics.median(x[0] for x in out) * 1e3, statistics.median(x[1] for x in out) * 1e3
-    hw, hc = timed(lambda: hf.apply_chat_template(msgs, tokenize=True, **kw))
+    hw, hc = timed(lambda: hf.apply_chat_template(msgs, **kw))
     yw, yc = timed(lambda: yt.apply_chat_template(msgs, **kw))
     rw, rc = timed(lambda: yt.apply_chat_template(msgs, tokenize=False, **kw))
-    print(f"conversation: {len(msgs)} messages, {len(tools or [])} tools, {len(ours)} tokens; transformers {transformers.__version__}; ids identical")
+    hbw, hbc = timed(lambda: hf.apply_chat_template(batch, **bkw))
+    ybw, ybc = timed(lambda: yt.apply_chat_template(batch, **bkw))
+    n = len(ours["input_ids"])
+    print(f"conversation: {len(msgs)} messages, {len(tools or [])} tools, {n} tokens; transformers {transformers.__version__}; results identical")
     print("| render + tokenize | wall ms | CPU ms |")
     print("|---|---|---|")
-    print(f"| transformers apply_chat_template(tokenize=True) | {hw:.2f} | {hc:.2f} |")
-    print(f"| yieldtok apply_chat_template (ids by the {engine} engine) | {yw:.2f} | {yc:.2f} |")
+    print(f"| transformers apply_chat_template (default: dict) | {hw:.2f} | {hc:.2f} |")
+    print(f"| yieldtok apply_chat_template (default: dict; ids by the {engine} engine) | {yw:.2f} | {yc:.2f} |")
     print(f"| yieldtok apply_chat_template(tokenize=False), render only | {rw:.2f} | {rc:.2f} |")
-    print(f"speedup: {hw / yw:.1f}x wall, {hc / yc:.1f}x CPU (target >= 10x)")
+    print(f"| transformers, batch of 8 prefixes, padding+truncation (8192)+np | {hbw:.2f} | {hbc:.2f} |")
+    print(f"| yieldtok, the same batch | {ybw:.2f} | {ybc:.2f} |")
+    print(f"speedup: {hw / yw:.1f}x wall, {hc / yc:.1f}x CPU (target >= 10x); batch {hbw / ybw:.1f}x wall, {hbc / ybc:.1f}x CPU")
 
 
 if __name__ == "__main__":

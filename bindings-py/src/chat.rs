@@ -1,15 +1,19 @@
-//! `apply_chat_template` for Python, with transformers' signature: conversion of the Python
-//! arguments (messages, tools, documents, template kwargs) to the core's [`ChatCall`], and of
-//! the core's [`ChatReturn`] to Python values (a string, a list of ids, or a dict with
-//! `input_ids`, `attention_mask` and `assistant_masks`). Defaults, argument rules and the shape
-//! of the result live in the core; rendering and tokenizing happen there with the GIL released.
+//! `apply_chat_template` for Python (transformers 5.24's; the signature and the shaping of the
+//! result are `yieldtok._transformers`'): conversion of the Python arguments (messages or a
+//! batch of conversations, tools, documents, template kwargs) to the core's [`ChatCall`], and of
+//! the core's [`ChatBatch`] to Python values for `_transformers` to shape as its `__call__`
+//! does. Argument rules, rendering, encoding (with the truncation and padding of the handle
+//! `__call__`'s machinery built) and assistant masks live in the core, run with the GIL released.
+
+use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
-use yieldtok::{ChatCall, ChatReturn, ContinueFinalMessage};
+use yieldtok::{ChatBatch, ChatCall, ContinueFinalMessage, JobOutput};
 
-use crate::errors::{guard, TokenizerValueError};
+use crate::encoding::{BatchEncoding, EncData};
+use crate::errors::TokenizerValueError;
 
 /// A Python object as JSON (through `json.dumps`, which keeps dict order). A value JSON cannot
 /// carry (a NaN or infinite float, a `str` with a lone surrogate) is a `TokenizerValueError`
@@ -127,35 +131,46 @@ pub fn call(
     })
 }
 
-/// Render (and tokenize) with the GIL released.
-pub fn run(py: Python<'_>, tok: &yieldtok::Tokenizer, call: ChatCall) -> PyResult<ChatResult> {
-    py.detach(|| guard(|| tok.chat(call))).map(ChatResult)
+/// What `_chat` returns to `yieldtok._transformers` (GIL held): `(batched, texts, encodings,
+/// assistant_masks)`; `encodings` is `None` (not tokenized), a list of id lists (ids-only), or
+/// a `BatchEncoding` of full encodings (offsets into their texts, in chars).
+pub struct ChatBatchResult {
+    pub batch: ChatBatch,
+    pub tok: yieldtok::Tokenizer,
+    pub pad_id: u32,
 }
 
-/// What `apply_chat_template` returns, converted to Python values (GIL held): a string, a list
-/// of ids, or a dict with `input_ids`, `attention_mask` and `assistant_masks`.
-pub struct ChatResult(pub ChatReturn);
-
-impl<'py> IntoPyObject<'py> for ChatResult {
-    type Target = PyAny;
-    type Output = Bound<'py, PyAny>;
+impl<'py> IntoPyObject<'py> for ChatBatchResult {
+    type Target = PyTuple;
+    type Output = Bound<'py, PyTuple>;
     type Error = PyErr;
-    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match self.0 {
-            ChatReturn::Text(text) => PyString::new(py, &text).into_any(),
-            ChatReturn::Ids(ids) => PyList::new(py, &ids)?.into_any(),
-            ChatReturn::Dict { text, input_ids, attention_mask, assistant_masks } => {
-                let d = PyDict::new(py);
-                if let Some(text) = text {
-                    d.set_item("text", text)?;
-                }
-                d.set_item("attention_mask", PyList::new(py, &attention_mask)?)?;
-                d.set_item("input_ids", PyList::new(py, &input_ids)?)?;
-                if let Some(mask) = assistant_masks {
-                    d.set_item("assistant_masks", PyList::new(py, &mask)?)?;
-                }
-                d.into_any()
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let ChatBatch { batched, texts, encodings, assistant_masks } = self.batch;
+        let encodings = match encodings {
+            None => py.None().into_bound(py),
+            Some(outs) if outs.iter().all(|o| matches!(o, JobOutput::Ids(_))) => {
+                let lists = outs.iter().map(|o| PyList::new(py, o.ids())).collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, lists)?.into_any()
             }
-        })
+            Some(outs) => {
+                let items = outs
+                    .into_iter()
+                    .zip(&texts)
+                    .map(|(o, t)| {
+                        let enc = o.into_encoding().expect("all full when not all ids");
+                        EncData::new(enc, Arc::from(t.as_str()), self.tok.clone())
+                    })
+                    .collect();
+                Bound::new(py, BatchEncoding::new(items, self.pad_id))?.into_any()
+            }
+        };
+        let masks = match assistant_masks {
+            None => py.None().into_bound(py),
+            Some(m) => m.into_pyobject(py)?.into_any(),
+        };
+        PyTuple::new(
+            py,
+            [PyBool::new(py, batched).to_owned().into_any(), texts.into_pyobject(py)?.into_any(), encodings, masks],
+        )
     }
 }

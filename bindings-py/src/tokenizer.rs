@@ -934,11 +934,7 @@ impl Tokenizer {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        let call = py.import("yieldtok._transformers")?.getattr("call")?;
-        let mut all: Vec<Bound<'py, PyAny>> = vec![slf.clone().into_any()];
-        all.extend(args.iter());
-        call.call(PyTuple::new(py, all)?, kwargs)
+        forward(slf, "call", args, kwargs)
     }
 
     /// transformers' ``model_input_names``: the config's, else ``PreTrainedTokenizerFast``'s
@@ -975,14 +971,38 @@ impl Tokenizer {
         Ok(Some(d))
     }
 
-    /// Render a conversation with the tokenizer's chat template, byte-identical to transformers'
-    /// `apply_chat_template` (same signature). `chat_template` is a template name or source;
-    /// extra keyword arguments become template variables (e.g. `enable_thinking=False`).
-    /// Returns the text (`tokenize=False`), the ids, or with `return_dict=True` a dict with
-    /// `input_ids`, `attention_mask` and (when asked) `assistant_masks`. GIL released.
-    #[pyo3(signature = (conversation, tools=None, documents=None, chat_template=None, add_generation_prompt=false, continue_final_message=None, tokenize=true, return_assistant_tokens_mask=false, return_dict=false, **kwargs))]
+    /// transformers 5.24's ``apply_chat_template`` (``PreTrainedTokenizerFast``'s signature,
+    /// defaults and results; see ``yieldtok._transformers``): renders one conversation or a
+    /// batch, byte-identical to transformers, and by default returns the dict ``tokenizer(render,
+    /// add_special_tokens=False, padding=..., truncation=..., max_length=..., return_tensors=...,
+    /// **tokenizer_kwargs)`` returns. GIL released while rendering and encoding.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn apply_chat_template<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        forward(slf, "apply_chat_template", args, kwargs)
+    }
+
+    /// Awaitable ``apply_chat_template`` (same arguments and results), rendered and encoded on
+    /// the core scheduler.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn async_apply_chat_template<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        forward(slf, "async_apply_chat_template", args, kwargs)
+    }
+
+    /// The core's ``chat_batch`` for ``yieldtok._transformers``: renders (and with ``tokenize``
+    /// encodes, with this handle's truncation and padding; ids only when ``ids_only`` and
+    /// nothing needs more) on the calling thread with the GIL released. Returns ``(batched, texts,
+    /// encodings, assistant_masks)``.
+    #[pyo3(signature = (conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message, tokenize, return_assistant_tokens_mask, return_dict, kwargs, ids_only))]
     #[allow(clippy::too_many_arguments)]
-    fn apply_chat_template(
+    fn _chat(
         &self,
         py: Python<'_>,
         conversation: &Bound<'_, PyAny>,
@@ -994,8 +1014,9 @@ impl Tokenizer {
         tokenize: bool,
         return_assistant_tokens_mask: bool,
         return_dict: bool,
-        kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
-    ) -> PyResult<Py<PyAny>> {
+        kwargs: Option<&Bound<'_, PyDict>>,
+        ids_only: bool,
+    ) -> PyResult<crate::chat::ChatBatchResult> {
         let call = crate::chat::call(
             conversation,
             tools,
@@ -1008,14 +1029,16 @@ impl Tokenizer {
             return_dict,
             kwargs,
         )?;
-        Ok(crate::chat::run(py, &self.tok(), call)?.into_pyobject(py)?.unbind())
+        let output = if ids_only { Output::Ids } else { Output::Full };
+        let tok = self.tok();
+        let batch = py.detach(|| guard(|| tok.chat_batch(call, output)))?;
+        Ok(crate::chat::ChatBatchResult { batch, tok, pad_id: self.pad_id() })
     }
 
-    /// Awaitable `apply_chat_template` (same arguments and results), rendered and tokenized on
-    /// the core scheduler. Must be called with a running event loop.
-    #[pyo3(signature = (conversation, tools=None, documents=None, chat_template=None, add_generation_prompt=false, continue_final_message=None, tokenize=true, return_assistant_tokens_mask=false, return_dict=false, **kwargs))]
+    /// Awaitable ``_chat``, on the core scheduler (dropping it cancels the encode).
+    #[pyo3(signature = (conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message, tokenize, return_assistant_tokens_mask, return_dict, kwargs, ids_only))]
     #[allow(clippy::too_many_arguments)]
-    fn async_apply_chat_template<'py>(
+    fn _async_chat<'py>(
         &self,
         py: Python<'py>,
         conversation: &Bound<'py, PyAny>,
@@ -1027,7 +1050,8 @@ impl Tokenizer {
         tokenize: bool,
         return_assistant_tokens_mask: bool,
         return_dict: bool,
-        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+        ids_only: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let call = crate::chat::call(
             conversation,
@@ -1041,8 +1065,14 @@ impl Tokenizer {
             return_dict,
             kwargs,
         )?;
-        let fut = self.tok().spawn(move |t| t.chat(call));
-        bridge(py, async move { Ok(crate::chat::ChatResult(fut.await.map_err(to_pyerr)?)) }, Vec::new())
+        let output = if ids_only { Output::Ids } else { Output::Full };
+        let (tok, pad_id) = (self.tok(), self.pad_id());
+        let fut = tok.spawn_cancellable(move |t, cancel| t.chat_batch_with_cancel(call, output, cancel));
+        bridge(
+            py,
+            async move { Ok(crate::chat::ChatBatchResult { batch: fut.await.map_err(to_pyerr)?, tok, pad_id }) },
+            Vec::new(),
+        )
     }
 
     /// Decode ids (or one int id) to text; ids the vocabulary lacks are skipped, as `tokenizers`.
@@ -1357,6 +1387,21 @@ impl Tokenizer {
         let call = self.history_call(history, advantage, opts)?;
         run_async(py, &self.tok(), move |_| call.run())
     }
+}
+
+/// `yieldtok._transformers.<name>(tok, *args, **kwargs)`: the transformers-style methods whose
+/// argument handling and result shaping live there.
+fn forward<'py>(
+    slf: &Bound<'py, Tokenizer>,
+    name: &str,
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let f = py.import("yieldtok._transformers")?.getattr(name)?;
+    let mut all: Vec<Bound<'py, PyAny>> = vec![slf.clone().into_any()];
+    all.extend(args.iter());
+    f.call(PyTuple::new(py, all)?, kwargs)
 }
 
 impl Tokenizer {

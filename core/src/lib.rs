@@ -60,7 +60,7 @@ cfg_if::cfg_if! {
 }
 
 pub use batch::{BatchFuture, BatchHandle};
-pub use chat::{ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
+pub use chat::{ChatBatch, ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
 pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
 pub use compact::{CompactJob, CompactLoad, CompactTokenizer};
 pub use config::TokenizerConfig;

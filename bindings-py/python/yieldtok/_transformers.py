@@ -92,6 +92,9 @@ def _valid_text(t) -> bool:
     return False
 
 
+_RENDERED = object()  # _Call's text when it is apply_chat_template's render (given by the core)
+
+
 class _Call:
     """One ``__call__``: the settings handle and inputs, then the conversion of its encodings."""
 
@@ -124,19 +127,12 @@ class _Call:
         bad = ("text input must be of type `str` (single example), `list[str]` (batch or single pretokenized "
                "example) or `list[list[str]]` (batch of pretokenized examples) or `list[tuple[list[str], "
                "list[str]]]` (batch of pretokenized sequence pairs).")
-        if not _valid_text(text) or (text_pair is not None and not _valid_text(text_pair)):
+        if text is _RENDERED:
+            self.batched, self.inputs = False, None  # set from the core's render (apply_chat_template)
+        elif not _valid_text(text) or (text_pair is not None and not _valid_text(text_pair)):
             raise ValueError(bad)
-        self.batched = isinstance(text, (list, tuple))
-        if self.batched:
-            if isinstance(text_pair, str):
-                raise TypeError("when tokenizing batches of text, `text_pair` must be a list or tuple with the same"
-                                " length as `text`.")
-            if text_pair is not None and len(text) != len(text_pair):
-                raise ValueError(f"batch length of `text`: {len(text)} does not match batch length of `text_pair`:"
-                                 f" {len(text_pair)}.")
-            self.inputs = list(zip(text, text_pair)) if text_pair is not None else list(text)
         else:
-            self.inputs = [(text, text_pair)] if text_pair else [text]
+            self._inputs(text, text_pair)
         truncation_setting = None if trunc == "do_not_truncate" else (max_length, stride, trunc, tok.truncation_side)
         padding_setting = None
         if pad != "do_not_pad":
@@ -153,6 +149,22 @@ class _Call:
         self.overflowing, self.special, self.offsets, self.length = (
             return_overflowing_tokens, return_special_tokens_mask, return_offsets_mapping, return_length)
         self.tensors = return_tensors
+        # Only ids and lengths wanted, nothing padded: the core may encode ids only (faster engine).
+        self.ids_only = padding_setting is None and not (
+            self.type_ids or self.special or self.offsets or self.overflowing)
+
+    def _inputs(self, text, text_pair):
+        self.batched = isinstance(text, (list, tuple))
+        if self.batched:
+            if isinstance(text_pair, str):
+                raise TypeError("when tokenizing batches of text, `text_pair` must be a list or tuple with the same"
+                                " length as `text`.")
+            if text_pair is not None and len(text) != len(text_pair):
+                raise ValueError(f"batch length of `text`: {len(text)} does not match batch length of `text_pair`:"
+                                 f" {len(text_pair)}.")
+            self.inputs = list(zip(text, text_pair)) if text_pair is not None else list(text)
+        else:
+            self.inputs = [(text, text_pair)] if text_pair else [text]
 
     def convert(self, batch) -> dict:
         """transformers' ``_convert_encoding`` over the batch, then its BatchEncoding shape."""
@@ -227,3 +239,77 @@ async def async_call(tok, *args, **kwargs) -> dict:
     """``AsyncTokenizer.__call__``: the encode runs on the core scheduler."""
     c = _Call(tok, *args, **kwargs)
     return c.convert(await c.handle.async_encode_batch(c.inputs, add_special_tokens=c.add_special_tokens))
+
+
+# ---- apply_chat_template (transformers 5.24's) ---------------------------------------------
+# transformers renders, then calls ``self(rendered, padding=..., truncation=..., max_length=...,
+# add_special_tokens=False, return_tensors=..., **tokenizer_kwargs)``; so does this: the same
+# ``_Call`` builds the settings handle and shapes the result, and the core renders and encodes
+# on that handle in one call (``Tokenizer._chat``: argument rules, batch, assistant masks).
+
+class _IdsOnly:
+    """An ids-only encoding for ``_Call.convert`` (no padding, so every token is attended)."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self, ids):
+        self.ids = ids
+
+    @property
+    def attention_mask(self):
+        return [1] * len(self.ids)
+
+
+class _Chat:
+    """One ``apply_chat_template``: the core's arguments, the ``_Call`` of its tokenization,
+    then the shaping of the core's result."""
+
+    def __init__(self, tok, conversation, tools=None, documents=None, chat_template=None,
+                 add_generation_prompt=False, continue_final_message=False, tokenize=True,
+                 sanitize_control_tokens=False, padding=False, truncation=False, max_length=None,
+                 return_tensors=None, return_dict=True, return_assistant_tokens_mask=False, tokenizer_kwargs=None,
+                 **kwargs):
+        if sanitize_control_tokens:
+            raise NotImplementedError("sanitize_control_tokens=True is not supported by yieldtok yet")
+        self.tokenize = tokenize
+        self.return_dict = tokenize and return_dict
+        # The core's arguments (``tokenize`` / ``return_dict`` / the mask: its argument rules).
+        self.args = [conversation, tools, documents, chat_template, add_generation_prompt, continue_final_message,
+                     tokenize, return_assistant_tokens_mask, return_dict, kwargs]
+        self.call, self.handle = None, tok
+        if tokenize and not (return_assistant_tokens_mask and not return_dict):
+            try:
+                self.call = _Call(tok, _RENDERED, padding=padding, truncation=truncation, max_length=max_length,
+                                  add_special_tokens=False, return_tensors=return_tensors, **(tokenizer_kwargs or {}))
+            except Exception:
+                # transformers renders before it tokenizes: a render error comes first
+                tok._chat(*self.args[:6], False, False, False, kwargs, False)
+                raise
+            self.handle = self.call.handle
+        ids_only = self.call is not None and self.call.ids_only and not return_assistant_tokens_mask
+        self.args.append(ids_only)
+
+    def finish(self, result):
+        batched, texts, encodings, masks = result
+        if not self.tokenize:
+            return texts if batched else texts[0]
+        c = self.call
+        c.batched = batched
+        if isinstance(encodings, list):  # ids only: lists of ids (else a BatchEncoding)
+            encodings = [_IdsOnly(ids) for ids in encodings]
+        out = c.convert(encodings)
+        if masks is not None:
+            out["assistant_masks"] = _tensor(masks, c.tensors) if c.tensors else (masks if batched else masks[0])
+        return out if self.return_dict else out["input_ids"]
+
+
+def apply_chat_template(tok, *args, **kwargs):
+    """``Tokenizer.apply_chat_template``."""
+    chat = _Chat(tok, *args, **kwargs)
+    return chat.finish(chat.handle._chat(*chat.args))
+
+
+async def async_apply_chat_template(tok, *args, **kwargs):
+    """``Tokenizer.async_apply_chat_template``: rendered and encoded on the core scheduler."""
+    chat = _Chat(tok, *args, **kwargs)
+    return chat.finish(await chat.handle._async_chat(*chat.args))

@@ -673,39 +673,64 @@ class Tokenizer:
         ...
     def apply_chat_template(
         self,
-        conversation: Sequence[Mapping[str, Any]],
+        conversation: Union[Sequence[Mapping[str, Any]], Sequence[Sequence[Mapping[str, Any]]]],
         tools: Optional[Sequence[Mapping[str, Any]]] = None,
         documents: Optional[Sequence[Mapping[str, Any]]] = None,
         chat_template: Optional[str] = None,
         add_generation_prompt: bool = False,
-        continue_final_message: Union[bool, str, None] = None,
+        continue_final_message: Union[bool, str] = False,
         tokenize: bool = True,
+        sanitize_control_tokens: bool = False,
+        padding: Union[bool, str] = False,
+        truncation: Union[bool, str] = False,
+        max_length: Optional[int] = None,
+        return_tensors: Optional[Literal["np", "pt"]] = None,
+        return_dict: bool = True,
         return_assistant_tokens_mask: bool = False,
-        return_dict: bool = False,
+        tokenizer_kwargs: Optional[Mapping[str, Any]] = None,
         **kwargs: Any,
-    ) -> Any:
-        """Render a conversation with the tokenizer's chat template, byte-identical to
-        transformers' ``apply_chat_template`` (same signature). ``chat_template`` is a template
-        name or source; extra keyword arguments become template variables. Returns the text
-        (``tokenize=False``), the ids, or with ``return_dict=True`` a dict with ``input_ids``,
-        ``attention_mask`` and (when asked) ``assistant_masks``. Raises ``TokenizerError`` when
-        the template raises or fails. GIL released."""
+    ) -> Union[str, List[str], List[int], List[List[int]], Any, Dict[str, Any]]:
+        """transformers 5.24's ``apply_chat_template`` (``PreTrainedTokenizerFast``'s signature,
+        defaults and results). Renders ``conversation`` — or each conversation of a list of
+        them (a batch) — byte-identical to transformers; ``chat_template`` is a template name
+        or source; extra keyword arguments are template variables (``enable_thinking=False``).
+
+        Returns the text (list of texts for a batch) with ``tokenize=False``; otherwise what
+        ``tok(render, add_special_tokens=False, padding=padding, truncation=truncation,
+        max_length=max_length, return_tensors=return_tensors, **tokenizer_kwargs)`` returns
+        (:meth:`__call__`: ``input_ids``, ``attention_mask``, …; numpy arrays / torch tensors
+        with ``return_tensors``), plus ``assistant_masks`` (1 for tokens overlapping a
+        ``{% generation %}`` block, after truncation and padding) with
+        ``return_assistant_tokens_mask=True``; only its ``input_ids`` with
+        ``return_dict=False``. ``padding``/``truncation``/``max_length``/``return_tensors`` and
+        ``tokenizer_kwargs`` apply to the encoding and never reach the template.
+        ``ValueError`` (a ``TokenizerValueError`` from the core) where transformers raises one:
+        an empty conversation, ``continue_final_message`` with ``add_generation_prompt`` or the
+        mask, the mask without ``return_dict``/``tokenize``, padding without a pad token.
+        ``TokenizerError`` when the template raises or fails. ``sanitize_control_tokens=True``
+        raises ``NotImplementedError``. Rendered and encoded with the GIL released."""
         ...
     def async_apply_chat_template(
         self,
-        conversation: Sequence[Mapping[str, Any]],
+        conversation: Union[Sequence[Mapping[str, Any]], Sequence[Sequence[Mapping[str, Any]]]],
         tools: Optional[Sequence[Mapping[str, Any]]] = None,
         documents: Optional[Sequence[Mapping[str, Any]]] = None,
         chat_template: Optional[str] = None,
         add_generation_prompt: bool = False,
-        continue_final_message: Union[bool, str, None] = None,
+        continue_final_message: Union[bool, str] = False,
         tokenize: bool = True,
+        sanitize_control_tokens: bool = False,
+        padding: Union[bool, str] = False,
+        truncation: Union[bool, str] = False,
+        max_length: Optional[int] = None,
+        return_tensors: Optional[Literal["np", "pt"]] = None,
+        return_dict: bool = True,
         return_assistant_tokens_mask: bool = False,
-        return_dict: bool = False,
+        tokenizer_kwargs: Optional[Mapping[str, Any]] = None,
         **kwargs: Any,
     ) -> Awaitable[Any]:
         """Awaitable ``apply_chat_template`` (same arguments and results), rendered and
-        tokenized on the core scheduler. Must be called with a running event loop."""
+        encoded on the core scheduler."""
         ...
     def decode(self, ids: Union[Iterable[int], int], skip_special_tokens: bool = True) -> str:
         """Decode ids (a sequence or numpy array of ints, or one int) to text, exactly as

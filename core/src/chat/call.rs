@@ -3,14 +3,21 @@
 //! becomes the core's [`ChatRequest`] + [`ChatOptions`], and what transformers returns for it
 //! ([`ChatReturn`]: the text, the ids, or the dict). The Python, Node and wasm bindings only
 //! convert their host's values into a [`ChatCall`] and a [`ChatReturn`] back into host values.
+//!
+//! [`Tokenizer::chat_batch`] is transformers 5's form (what the Python binding runs): `messages`
+//! may be a list of conversations (a batch), and the renders are encoded together with the
+//! tokenizer's truncation and padding — the handle a front end's `__call__` machinery built from
+//! `padding` / `truncation` / `max_length` / `tokenizer_kwargs` — as transformers passes its
+//! render to `tokenizer(...)`; the assistant masks are taken over those final encodings. The
+//! front end shapes the encodings as its `__call__` does.
 
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value as Json};
 
 use super::{ChatOptions, ChatOutput};
-use crate::chat_template::ChatRequest;
-use crate::error::Result;
-use crate::Tokenizer;
+use crate::chat_template::{assistant_mask, ChatRequest};
+use crate::error::{Error, Result};
+use crate::{CancelFlag, EncodeOptions, JobOutput, Output, Tokenizer};
 
 /// transformers' `continue_final_message`: `False`/`None`, `True` (continue the final message's
 /// `content`), or the name of the field of the final message to continue (e.g.
@@ -65,8 +72,10 @@ pub struct ChatCall {
     pub continue_final_message: ContinueFinalMessage,
     /// Return the ids instead of the text (default `true`, as in transformers).
     pub tokenize: bool,
-    /// Return a dict (`input_ids`, `attention_mask`, ...); computes the ids even when
-    /// `tokenize` is false, as transformers does.
+    /// Return a dict (`input_ids`, `attention_mask`, ...). [`Tokenizer::chat`] (default
+    /// `false`, transformers 4's): computes the ids even when `tokenize` is false.
+    /// [`Tokenizer::chat_batch`] (transformers 5's, whose default `true` the host passes): off
+    /// when `tokenize` is false; `return_assistant_tokens_mask` needs it.
     pub return_dict: bool,
     pub return_assistant_tokens_mask: bool,
 }
@@ -166,6 +175,85 @@ impl Tokenizer {
     }
 }
 
+/// What [`Tokenizer::chat_batch`] returns: the renders, and when tokenized, their encodings
+/// (one per conversation, in order) and the assistant masks over them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatBatch {
+    /// `messages` was a list of conversations (transformers' `is_batched`).
+    pub batched: bool,
+    /// The rendered texts, one per conversation.
+    pub texts: Vec<String>,
+    /// `tokenize`: each text encoded without special tokens, with the tokenizer's truncation
+    /// and padding (padded over the batch), in the output asked for.
+    pub encodings: Option<Vec<JobOutput>>,
+    /// `return_assistant_tokens_mask`: per encoding, 1 for each token overlapping a
+    /// `{% generation %}` span (after truncation and padding, as transformers 5 computes it).
+    pub assistant_masks: Option<Vec<Vec<u32>>>,
+}
+
+impl ChatCall {
+    /// The conversations of this call and whether they are a batch: transformers treats a list
+    /// whose first item is a list as a list of conversations.
+    fn conversations(&mut self) -> (bool, Vec<Json>) {
+        match &mut self.messages {
+            Json::Array(items) if items.first().is_some_and(Json::is_array) => (true, std::mem::take(items)),
+            other => (false, vec![std::mem::take(other)]),
+        }
+    }
+}
+
+impl Tokenizer {
+    /// transformers 5's `apply_chat_template` on one conversation or a batch: checks its
+    /// arguments as it does, renders each conversation, and with `call.tokenize` encodes the
+    /// renders as one batch (no special tokens; this tokenizer's truncation and padding) in
+    /// `output` — full encodings are used whenever padding or the assistant mask needs them.
+    pub fn chat_batch(&self, call: ChatCall, output: Output) -> Result<ChatBatch> {
+        self.chat_batch_with_cancel(call, output, &CancelFlag::new())
+    }
+
+    /// [`chat_batch`](Self::chat_batch) whose encode stops once `cancel` is set.
+    pub fn chat_batch_with_cancel(&self, mut call: ChatCall, output: Output, cancel: &CancelFlag) -> Result<ChatBatch> {
+        let (tokenize, mask) = (call.tokenize, call.return_assistant_tokens_mask);
+        if mask && !(tokenize && call.return_dict) {
+            return Err(Error::InvalidArgument(
+                "`return_assistant_tokens_mask=True` requires `return_dict=True` and `tokenize=True`".into(),
+            ));
+        }
+        let (batched, conversations) = call.conversations();
+        let (request, opts) = call.into_parts();
+        let mut texts = Vec::with_capacity(conversations.len());
+        let mut spans = Vec::with_capacity(conversations.len());
+        for messages in conversations {
+            let req = ChatRequest { messages, ..request.clone() };
+            if mask && (req.continue_final_message || req.continue_final_field.is_some()) {
+                return Err(Error::InvalidArgument(
+                    "continue_final_message is not compatible with return_assistant_tokens_mask.".into(),
+                ));
+            }
+            let rendered = self.render_chat(&req, opts.chat_template.as_deref())?;
+            texts.push(rendered.text);
+            spans.push(rendered.generation_spans);
+        }
+        if !tokenize {
+            return Ok(ChatBatch { batched, texts, encodings: None, assistant_masks: None });
+        }
+        let output = if mask || self.padding().is_some() { Output::Full } else { output };
+        let enc_opts = EncodeOptions { add_special_tokens: false, output, ..Default::default() };
+        let encodings = self.encode_batch_with_cancel(&texts, &enc_opts, cancel)?;
+        let assistant_masks = mask.then(|| {
+            encodings
+                .iter()
+                .zip(&spans)
+                .map(|(e, s)| match e {
+                    JobOutput::Full(e) => assistant_mask(s, &e.offsets),
+                    JobOutput::Ids(_) => unreachable!("masks are taken over full encodings"),
+                })
+                .collect()
+        });
+        Ok(ChatBatch { batched, texts, encodings: Some(encodings), assistant_masks })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -183,6 +271,17 @@ mod tests {
         assert_eq!((c.tools, c.kwargs.len(), c.continue_final_message), (None, 0, ContinueFinalMessage::No));
         let (req, opts) = call(json!({"messages": [], "tokenize": false})).into_parts();
         assert!(!req.continue_final_message && req.continue_final_field.is_none() && !opts.tokenize);
+    }
+
+    #[test]
+    fn a_list_of_lists_is_a_batch() {
+        let one = json!([{"role": "user", "content": "a"}]);
+        let (batched, convs) = call(json!({"messages": one})).conversations();
+        assert!(!batched && convs == [one.clone()]);
+        let (batched, convs) = call(json!({"messages": [one, []]})).conversations();
+        assert!(batched && convs == [one, json!([])]);
+        let (batched, convs) = call(json!({"messages": []})).conversations();
+        assert!(!batched && convs == [json!([])], "an empty conversation is one (refused when rendered)");
     }
 
     #[test]

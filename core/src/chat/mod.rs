@@ -8,12 +8,12 @@
 
 mod call;
 
-pub use call::{ChatCall, ChatReturn, ContinueFinalMessage};
+pub use call::{ChatBatch, ChatCall, ChatReturn, ContinueFinalMessage};
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use crate::chat_template::{assistant_mask, resolve_chat_template_arg, ChatRequest, ChatTemplate};
+use crate::chat_template::{assistant_mask, resolve_chat_template_arg, ChatRequest, ChatTemplate, Rendered};
 use crate::error::{Error, Result};
 use crate::Tokenizer;
 
@@ -70,9 +70,7 @@ impl Tokenizer {
                 "continue_final_message is not compatible with return_assistant_tokens_mask".into(),
             ));
         }
-        let has_tools = req.tools.as_ref().is_some_and(|t| !t.is_null());
-        let template = self.chat_template(opts.chat_template.as_deref(), has_tools)?;
-        let rendered = template.render(req)?;
+        let rendered = self.render_chat(req, opts.chat_template.as_deref())?;
         let (ids, assistant_mask) = if opts.return_assistant_tokens_mask {
             let enc = self.encode_plain(&rendered.text, false)?;
             let mask = assistant_mask(&rendered.generation_spans, &enc.offsets);
@@ -83,5 +81,12 @@ impl Tokenizer {
             (None, None)
         };
         Ok(ChatOutput { text: rendered.text, ids, assistant_mask })
+    }
+
+    /// Render one conversation with the template `chat_template` selects (see
+    /// [`chat_template`](Self::chat_template)).
+    pub(crate) fn render_chat(&self, req: &ChatRequest, chat_template: Option<&str>) -> Result<Rendered> {
+        let has_tools = req.tools.as_ref().is_some_and(|t| !t.is_null());
+        Ok(self.chat_template(chat_template, has_tools)?.render(req)?)
     }
 }
