@@ -18,7 +18,10 @@ from conftest import fixture_dir
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
 
 CHILD = r"""
-import sys, time
+import signal, sys, time
+# Python's own SIGINT handler, whatever the parent left: a SIGINT ignored (SIG_IGN) in the
+# process that starts this child is inherited through exec, and Python then keeps ignoring it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import yieldtok
 tok = yieldtok.Tokenizer.from_dir(sys.argv[1])
 calls = {
