@@ -9,16 +9,6 @@ use common::*;
 use yieldtok::{AddedToken, Encoding, TruncationParams, PARALLEL_MIN_BYTES};
 use yieldtok_testkit::fixtures::{ENGINE_EXTRA, NAMES};
 
-fn assert_fields(what: &str, got: &Encoding, want: &Encoding) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    assert!(got.ids == want.ids, "{what}: ids");
-    assert!(got.offsets == want.offsets, "{what}: offsets");
-    assert!(got.word_ids == want.word_ids, "{what}: word ids");
-    assert!(got.type_ids == want.type_ids, "{what}: type ids");
-    assert!(got.special_tokens_mask == want.special_tokens_mask, "{what}: special tokens mask");
-    assert!(got.attention_mask == want.attention_mask, "{what}: attention mask");
-}
-
 fn normal() -> Vec<AddedToken> {
     vec![
         AddedToken::from("yieldtokword", false),
@@ -94,7 +84,7 @@ fn added_tokens_and_encode_special_tokens_equal_tokenizers() {
                 for add in [true, false] {
                     let what = format!("{name} encode_special={encode_special} text {i} add={add}");
                     let want = Encoding::from(hf.encode(text.as_str(), add).unwrap());
-                    assert_fields(&what, &tok.encode(text, add).unwrap(), &want);
+                    assert_same_fields(&what, &tok.encode(text, add).unwrap(), &want);
                     assert_eq!(tok.encode_ids(text, add).unwrap(), want.ids, "{what}: ids only");
                     assert_eq!(tok.count(text, add).unwrap(), want.ids.len(), "{what}: count");
                     checked += 1;

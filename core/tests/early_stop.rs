@@ -16,14 +16,7 @@ fn without_overflowing(mut e: Encoding) -> Encoding {
 }
 
 fn assert_fields(what: &str, got: &Encoding, want: &Encoding) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    assert!(got.ids == want.ids, "{what}: ids");
-    assert!(got.offsets == want.offsets, "{what}: offsets");
-    assert!(got.word_ids == want.word_ids, "{what}: word ids");
-    assert!(got.type_ids == want.type_ids, "{what}: type ids");
-    assert!(got.special_tokens_mask == want.special_tokens_mask, "{what}: special tokens mask");
-    assert!(got.attention_mask == want.attention_mask, "{what}: attention mask");
-    assert_eq!(got.sequence_ranges, want.sequence_ranges, "{what}: sequence ranges");
+    assert_same_fields(what, got, want);
     assert!(got.overflowing.is_empty(), "{what}: overflowing parts reported");
 }
 
