@@ -460,9 +460,8 @@ def m7_throughput(yt, hf, doc, mediums, runs):
     return ok_doc and ok_batch
 
 
-def m8_truncation(yt, hf, docs, runs, max_length=512):
-    """An embedding server's call: long texts truncated to `max_length` tokens."""
-    print(f"\n8. Truncation to {max_length} tokens of {len(docs)} long texts (~{len(docs[0])} chars each)")
+def truncating(hf, max_length):
+    """A yieldtok and a tokenizers copy of the qwen3 tokenizer, each with enable_truncation(max_length)."""
     import copy
 
     import yieldtok
@@ -471,6 +470,13 @@ def m8_truncation(yt, hf, docs, runs, max_length=512):
     hft.enable_truncation(max_length)
     ytt = yieldtok.Tokenizer.from_dir(fixture_dir())
     ytt.enable_truncation(max_length)
+    return ytt, hft
+
+
+def m8_truncation(yt, hf, docs, runs, max_length=512):
+    """An embedding server's call: long texts truncated to `max_length` tokens."""
+    print(f"\n8. Truncation to {max_length} tokens of {len(docs)} long texts (~{len(docs[0])} chars each)")
+    ytt, hft = truncating(hf, max_length)
     want = [e.ids for e in hft.encode_batch(docs)]
     got = yt(docs, truncation=True, max_length=max_length)["input_ids"]
     same = got == want and [e.ids for e in ytt.encode_batch(docs)] == want
@@ -488,14 +494,7 @@ def m8_truncation(yt, hf, docs, runs, max_length=512):
 def m9_encode_truncated(yt, hf, text, runs, max_length=512):
     """Tokenizer.encode of one very long text under enable_truncation(max_length)."""
     print(f"\n9. encode of one {len(text.encode()) / 1e6:.0f} MB text with enable_truncation({max_length})")
-    import copy
-
-    import yieldtok
-
-    hft = copy.deepcopy(hf)
-    hft.enable_truncation(max_length)
-    ytt = yieldtok.Tokenizer.from_dir(fixture_dir())
-    ytt.enable_truncation(max_length)
+    ytt, hft = truncating(hf, max_length)
     want = hft.encode(text)
     got = ytt.encode(text)
     same = got.ids == want.ids and got.offsets == want.offsets
