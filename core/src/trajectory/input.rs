@@ -387,7 +387,14 @@ impl<'a> Src for Raw<'a> {
         self.0.get().starts_with('[')
     }
     fn item(self) -> std::result::Result<Item, String> {
-        serde_json::from_str(self.0.get()).map_err(message)
+        // The streaming parse reads a Choice's `logprobs` typed as it goes, so with a key given
+        // twice it judges the first value, where json.loads (and so ART) keeps the last. On
+        // failure the item is read again as a value (later duplicates win) and that verdict
+        // stands; only text that is not JSON keeps the streaming parse's error.
+        serde_json::from_str(self.0.get()).or_else(|e| match serde_json::from_str::<Value>(self.0.get()) {
+            Ok(value) => Val(&value).item(),
+            Err(_) => Err(message(e)),
+        })
     }
     fn fast(self) -> Option<FastTrajectory> {
         serde_json::from_str(self.0.get()).ok()
@@ -1205,6 +1212,23 @@ mod tests {
         }
         assert!(parse_groups(b"{").is_err());
         assert!(parse_groups(b"{}").is_err());
+    }
+
+    #[test]
+    fn a_key_given_twice_keeps_its_last_value_on_both_paths() {
+        // json.loads keeps the last of duplicate keys; the streaming parse read the first
+        // `logprobs` typed and failed the trajectory on it (found by fuzz/trajectory_parse).
+        let text = br#"[[{"messages_and_choices": [{"role": "user", "content": "u"},
+            {"finish_reason": "stop", "logprobs": {"content": "a"}, "logprobs": null},
+            {"message": {"content": "c"}, "logprobs": {"content": 5}, "logprobs": {"content": [{"token": "b", "logprob": -0.5}]}}],
+            "reward": 1.0}]]"#;
+        let value: Value = serde_json::from_slice(text).unwrap();
+        let (a, b) = (parse_groups(text).unwrap(), groups_from_value(&value).unwrap());
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        let t = &a[0].trajectories[0];
+        assert!(t.invalid.is_none(), "{:?}", t.invalid);
+        let Item::Choice(c) = &t.messages_and_choices[2] else { panic!("a Choice") };
+        assert_eq!(c.logprobs.as_ref().unwrap().entries().len(), 1);
     }
 
     #[test]
