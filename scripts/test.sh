@@ -36,7 +36,8 @@ scripts/fuzz.sh
 step "python environments: .venv (binding + its tests, Ray, datasets), .cache/venv-oracle (transformers, the chat-template oracle)"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check maturin==1.16.0 pytest 'pytest-asyncio>=1.5,<2' numpy uvloop 'tokenizers==0.23.*' \
-  'ray[data]==2.60.0' 'datasets==5.2.0'   # scale-out tests: a real local Ray cluster, datasets.map(num_proc=2)
+  'ray[data]==2.60.0' 'datasets==5.2.0' \
+  'uvicorn==0.54.0'   # scale-out tests: a real local Ray cluster, datasets.map(num_proc=2); the ASGI example server
 export YIELDTOK_REQUIRE_SCALE_OUT=1
 [ -x .cache/venv-oracle/bin/python ] || python3 -m venv .cache/venv-oracle
 .cache/venv-oracle/bin/python -m pip install -q --disable-pip-version-check 'transformers==5.24.0' 'jinja2==3.1.6'
