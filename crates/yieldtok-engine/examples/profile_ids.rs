@@ -54,6 +54,15 @@ fn main() {
     let mode = args.get(2).map_or("ids", String::as_str);
     let input = args.get(3).map_or("doc", String::as_str);
     let repeats = args.get(4).map_or(1, |s| s.parse().unwrap());
+    // Say which text is measured: figures from the generated text are not comparable with
+    // figures from the real conversations.
+    match corpus::data_dir() {
+        Some(d) => eprintln!("profile_ids: real text from {}", d.display()),
+        None => eprintln!(
+            "profile_ids: WARNING: shared/data not found (set YIELDTOK_DATA): measuring the GENERATED text, \
+             not the real conversations"
+        ),
+    }
     let json = std::fs::read_to_string(fixtures::tokenizer_json(name).unwrap()).unwrap();
     let engine = Engine::from_json(&json).unwrap();
     let texts = match input {

@@ -475,19 +475,37 @@ impl Pipeline {
         mut word: u32,
     ) -> Result<u32, EncodeError> {
         let bytes = seg.as_bytes();
-        for (k, &(rs, re)) in ranges.iter().enumerate() {
-            if k % CANCEL_EVERY_WORDS == CANCEL_EVERY_WORDS - 1 && cancelled(opts) {
-                return Err(EncodeError::Cancelled);
-            }
-            if bpe.has_cuts() {
+        if bpe.has_cuts() {
+            for (k, &(rs, re)) in ranges.iter().enumerate() {
+                if k % CANCEL_EVERY_WORDS == CANCEL_EVERY_WORDS - 1 && cancelled(opts) {
+                    return Err(EncodeError::Cancelled);
+                }
                 let w = &bytes[rs as usize..re as usize];
                 bpe.sub_words(w, |a, b| {
                     self.one(bpe, seg, rs + a as u32, rs + b as u32, map, cache, scratch, opts, sink, word)
                 })?;
-            } else {
-                self.one(bpe, seg, rs, re, map, cache, scratch, opts, sink, word)?;
+                word += 1;
             }
-            word += 1;
+            return Ok(word);
+        }
+        // The cancel flag is read between chunks of words (not before the first), so the
+        // inner loop carries nothing but the word: a one-token word (nearly all) costs one
+        // probe of the cache (`one_at`) and a push; the rest take `one`.
+        for (k, chunk) in ranges.chunks(CANCEL_EVERY_WORDS).enumerate() {
+            if k > 0 && cancelled(opts) {
+                return Err(EncodeError::Cancelled);
+            }
+            let mut at = 0;
+            while at < chunk.len() {
+                let done = one_token_words(cache, bytes, &chunk[at..], map, sink, word);
+                at += done;
+                word += done as u32;
+                if let Some(&(rs, re)) = chunk.get(at) {
+                    self.one(bpe, seg, rs, re, map, cache, scratch, opts, sink, word)?;
+                    at += 1;
+                    word += 1;
+                }
+            }
         }
         Ok(word)
     }
@@ -536,6 +554,26 @@ impl Pipeline {
         }
         Ok(())
     }
+}
+
+/// The leading words of `ranges` that the cache holds as one token each (word indices from
+/// `word`), pushed; returns how many. A loop of its own, so that it keeps its few values in
+/// registers.
+#[inline(never)]
+fn one_token_words<S: Sink, M: OffsetMap>(
+    cache: &WordCache,
+    bytes: &[u8],
+    ranges: &[(u32, u32)],
+    map: &M,
+    sink: &mut S,
+    word: u32,
+) -> usize {
+    for (k, &(rs, re)) in ranges.iter().enumerate() {
+        let Some(id) = cache.one_at(bytes, rs as usize, re as usize) else { return k };
+        let (a, b) = if S::OFFSETS { map.map(rs, re) } else { (0, 0) };
+        sink.push(id, a, b, word + k as u32);
+    }
+    ranges.len()
 }
 
 /// From a byte range of a (normalized) segment to byte offsets in the encoded text.

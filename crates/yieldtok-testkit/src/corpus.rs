@@ -44,8 +44,23 @@ pub fn data_dir() -> Option<PathBuf> {
         .into_iter()
         .flatten()
         .filter_map(|r| crate::fixtures::repo_root_from(&r))
+        .flat_map(|root| {
+            // A git worktree's main checkout (its `.git` file names `<main>/.git/worktrees/<name>`)
+            // has the data folder beside it too.
+            let main = main_checkout(&root);
+            [Some(root), main].into_iter().flatten()
+        })
         .map(|root| root.join("..").join("shared").join("data"))
         .find(|d| d.join("tau-airline-conversations.jsonl").is_file())
+}
+
+/// The main checkout of the git worktree at `root` (`None` when `root` is no worktree).
+fn main_checkout(root: &std::path::Path) -> Option<PathBuf> {
+    let git = std::fs::read_to_string(root.join(".git")).ok()?;
+    let dir = PathBuf::from(git.strip_prefix("gitdir:")?.trim());
+    // `<main>/.git/worktrees/<name>` → `<main>`.
+    let dot_git = dir.parent()?.parent()?;
+    (dot_git.file_name()? == ".git").then(|| dot_git.parent().map(PathBuf::from))?
 }
 
 /// The text of the real conversations (message contents and tool-call arguments, in order),

@@ -192,6 +192,32 @@ impl WordCache {
         }
     }
 
+    /// The id of the word `text[start..end]` when the cache holds it as one token of at most
+    /// 16 bytes (nearly every word of real text), else `None` (a miss, a word of several
+    /// tokens or a longer one: [`get_at`](Self::get_at) tells). One compare checks both the
+    /// key's length and the count of one token; no `Hit` is built.
+    #[inline(always)]
+    pub fn one_at(&self, text: &[u8], start: usize, end: usize) -> Option<u32> {
+        let n = end.wrapping_sub(start);
+        if n.wrapping_sub(1) >= PACKED_KEY {
+            return None;
+        }
+        let (k0, k1) = pack_at(text, start, end);
+        let mask = self.slots.len().wrapping_sub(1);
+        let want = n as u32 | 1 << 8;
+        let mut i = self.slot_hash(k0, k1, n) as usize & mask;
+        loop {
+            let s = self.slots.get(i)?;
+            if s.k0 == k0 && s.k1 == k1 && s.meta == want {
+                return Some(s.val);
+            }
+            if s.meta == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     #[cold]
     fn get_long(&self, word: &[u8]) -> Option<Hit> {
         if word.len() > MAX_KEY {
@@ -334,6 +360,36 @@ mod tests {
             assert_eq!(pack_at(&text, 3, 3 + n), pack(&w), "{w:?}");
             assert_eq!(pack_at(&text[..3 + n], 3, 3 + n), pack(&w), "{w:?}");
         }
+    }
+
+    /// `one_at` is `get_at` restricted to one-token words of at most 16 bytes.
+    #[test]
+    fn one_at_is_get_at_of_one_token() {
+        let mut c = WordCache::default();
+        let text = b"xabcdefghijklmnopqrstuvwxyz".repeat(3);
+        for start in 0..20 {
+            for end in start + 1..start + 20 {
+                let w = &text[start..end];
+                let toks: Vec<Token> = if (start + end) % 3 == 0 {
+                    vec![Token { id: 1, start: 0, end: 1 }, Token { id: 2, start: 1, end: w.len() as u32 }]
+                } else {
+                    vec![Token { id: (start * 100 + end) as u32, start: 0, end: w.len() as u32 }]
+                };
+                if (start + end) % 5 != 0 && w.len() > 1 {
+                    c.insert(w, &toks);
+                }
+            }
+        }
+        for start in 0..text.len() {
+            for end in start..(start + 20).min(text.len()) {
+                let want = match c.get_at(&text, start, end) {
+                    Some(Hit::One(id)) if end - start <= PACKED_KEY => Some(id),
+                    _ => None,
+                };
+                assert_eq!(c.one_at(&text, start, end), want, "{start}..{end}");
+            }
+        }
+        assert_eq!(WordCache::unused().one_at(b"abc", 0, 2), None);
     }
 
     #[test]
