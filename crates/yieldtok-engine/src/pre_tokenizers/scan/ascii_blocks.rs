@@ -224,11 +224,16 @@ pub(super) enum Family {
 /// pre-tokens that end at a certain start after `i` and return how far that is (0: none, or
 /// not tried: the first 32 bytes are not all ASCII).
 #[inline(always)]
-pub(super) fn block<const MAX_DIGITS: usize>(family: Family, b: &[u8], i: usize, ends: &mut Vec<u32>) -> usize {
+pub(super) fn block<const MAX_DIGITS: usize, const WIDE: bool>(
+    family: Family,
+    b: &[u8],
+    i: usize,
+    ends: &mut Vec<u32>,
+) -> usize {
     if !ascii_32(b, i) {
         return 0;
     }
-    let m = classify(b, i);
+    let m = classify::<WIDE>(b, i);
     let (starts, limit) = match family {
         Family::Cl100k => cl100k_starts::<MAX_DIGITS>(&m),
         Family::O200k => o200k_starts(&m),
@@ -237,12 +242,27 @@ pub(super) fn block<const MAX_DIGITS: usize>(family: Family, b: &[u8], i: usize,
     if limit == 0 {
         return 0;
     }
-    let mut s = starts & (u64::MAX >> (63 - limit)) & !1;
+    let s = starts & (u64::MAX >> (63 - limit)) & !1;
+    push_starts(ends, i as u32, s);
+    limit as usize
+}
+
+/// Push `base + k` for each set bit `k` of `s`, in order (at most 63 of them: bit 0 is
+/// never set), into room reserved once per block: no capacity check per end.
+#[inline(always)]
+fn push_starts(ends: &mut Vec<u32>, base: u32, mut s: u64) {
+    debug_assert!(s & 1 == 0);
+    ends.reserve(64);
+    let len = ends.len();
+    let room = &mut ends.spare_capacity_mut()[..64];
+    let mut k = 0;
     while s != 0 {
-        ends.push((i + s.trailing_zeros() as usize) as u32);
+        room[k & 63].write(base + s.trailing_zeros());
+        k += 1;
         s &= s - 1;
     }
-    limit as usize
+    // SAFETY: the first `k` (< 64) of the reserved slots were written just above.
+    unsafe { ends.set_len(len + k) };
 }
 
 /// When the fast path advances less than this (non-ASCII text, a long run), the scanner goes
@@ -253,13 +273,79 @@ pub(super) const SCALAR_STRETCH: usize = 64;
 /// Whether this target has the fast path (SSE2, part of every x86_64).
 pub(super) const AVAILABLE: bool = cfg!(target_arch = "x86_64");
 
-/// The class masks of `b[i..i + 64]`, 16 bytes at a time with SSE2. The contraction letters
-/// are classified only when the block has an apostrophe (else they are 0: unused).
+/// The class masks of `b[i..i + 64]`: with `WIDE` by AVX-512BW (one 64-byte register, each
+/// class a compare into a mask register; only inside a function compiled for AVX-512BW
+/// ([`wide`]) on a CPU that has it), else 16 bytes at a time with SSE2. Both give the same
+/// masks (`simd_classes_are_the_reference`). The contraction letters are classified only
+/// when the block has an apostrophe (else they are 0: unused).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn classify(b: &[u8], i: usize) -> Masks {
-    use core::arch::x86_64::*;
+pub(super) fn classify<const WIDE: bool>(b: &[u8], i: usize) -> Masks {
     let block: &[u8; 64] = b[i..i + 64].try_into().unwrap();
+    if WIDE {
+        // SAFETY: `WIDE` is set only by scanners entered through `wide` (the CPU has AVX-512BW).
+        unsafe { classify_avx512(block) }
+    } else {
+        classify_sse2(block)
+    }
+}
+
+/// Whether the scanners may take their AVX-512BW form (`WIDE`): the CPU has it (detected at
+/// run time, cached by `std`).
+#[inline(always)]
+pub(super) fn wide() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`classify`] with AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn classify_avx512(block: &[u8; 64]) -> Masks {
+    use core::arch::x86_64::*;
+    // SAFETY: one unaligned 64-byte load inside `block`.
+    let x = unsafe { _mm512_loadu_si512(block.as_ptr() as *const __m512i) };
+    let set = |c: u8| _mm512_set1_epi8(c as i8);
+    // Unsigned: `lo <= v <= hi` iff `v - lo <= hi - lo` (wrapping); bytes from 0x80 are in no
+    // range below 0x80.
+    let within = |v: __m512i, lo: u8, hi: u8| _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, set(lo)), set(hi - lo));
+    let eq = |v: __m512i, c: u8| _mm512_cmpeq_epi8_mask(v, set(c));
+    let folded = _mm512_or_si512(x, set(0x20));
+    let mut m = Masks {
+        l: within(folded, b'a', b'z'),
+        up: within(x, b'A', b'Z'),
+        slash: eq(x, b'/'),
+        ctrl: within(x, 0x00, 0x08) | within(x, 0x0E, 0x1F) | eq(x, 0x7F),
+        d: within(x, b'0', b'9'),
+        sp: eq(x, b' '),
+        nl: eq(x, b'\n') | eq(x, b'\r'),
+        wt: eq(x, 0x09) | within(x, 0x0B, 0x0C),
+        q: eq(x, b'\''),
+        non_ascii: _mm512_movepi8_mask(x),
+        ..Masks::default()
+    };
+    m.p = !(m.non_ascii | m.l | m.d | m.sp | m.nl | m.wt | m.q);
+    if m.q != 0 {
+        m.c1 = eq(folded, b's') | eq(folded, b't') | eq(folded, b'm') | eq(folded, b'd');
+        m.rv = eq(folded, b'r') | eq(folded, b'v');
+        m.e = eq(folded, b'e');
+        m.ll = eq(folded, b'l');
+    }
+    m
+}
+
+/// [`classify`] with SSE2 (part of every x86_64).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn classify_sse2(block: &[u8; 64]) -> Masks {
+    use core::arch::x86_64::*;
     let mut m = Masks::default();
     // SAFETY: SSE2 is part of the x86_64 baseline; every load reads 16 bytes inside `block`.
     unsafe {
@@ -304,7 +390,7 @@ pub(super) fn classify(b: &[u8], i: usize) -> Masks {
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-pub(super) fn classify(_b: &[u8], _i: usize) -> Masks {
+pub(super) fn classify<const WIDE: bool>(_b: &[u8], _i: usize) -> Masks {
     unreachable!("the ASCII fast path runs only where AVAILABLE")
 }
 
@@ -383,9 +469,14 @@ mod tests {
                 *byte = if round < 256 { (round + k) as u8 } else { x as u8 };
             }
             block[(x >> 20) as usize % 64] = b'\'';
-            let simd = classify(&block, 0);
+            let simd = classify::<false>(&block, 0);
             let mut reference = classify_swar(&block, 0);
             assert_eq!(simd, reference, "{block:?}");
+            assert_eq!(classify_sse2(&block), reference, "{block:?}");
+            if std::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: the CPU has AVX-512BW.
+                assert_eq!(unsafe { classify_avx512(&block) }, reference, "{block:?}");
+            }
             // Without an apostrophe the contraction letters are not classified.
             block.iter_mut().filter(|b| **b == b'\'').for_each(|b| *b = b'x');
             reference = classify_swar(&block, 0);
@@ -393,7 +484,12 @@ mod tests {
             reference.rv = 0;
             reference.e = 0;
             reference.ll = 0;
-            assert_eq!(classify(&block, 0), reference, "{block:?}");
+            assert_eq!(classify::<false>(&block, 0), reference, "{block:?}");
+            assert_eq!(classify_sse2(&block), reference, "{block:?}");
+            if std::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: the CPU has AVX-512BW.
+                assert_eq!(unsafe { classify_avx512(&block) }, reference, "{block:?}");
+            }
         }
     }
 }

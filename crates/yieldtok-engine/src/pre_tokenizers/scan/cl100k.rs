@@ -28,13 +28,18 @@ impl<const MAX_DIGITS: usize> Cl100k<MAX_DIGITS> {
     /// The scanner without its ASCII fast path (the same pre-tokens; for tests and benches).
     #[doc(hidden)]
     pub fn scan_scalar(&self, text: &str, ends: &mut Vec<u32>) {
-        scan::<MAX_DIGITS, false>(text.as_bytes(), ends)
+        scan::<MAX_DIGITS, false, false>(text.as_bytes(), ends)
     }
 }
 
 impl<const MAX_DIGITS: usize> Scanner for Cl100k<MAX_DIGITS> {
     fn scan(&self, text: &str, ends: &mut Vec<u32>) {
-        scan::<MAX_DIGITS, true>(text.as_bytes(), ends)
+        if ascii_blocks::wide() {
+            // SAFETY: the CPU has AVX-512BW (`wide`).
+            unsafe { scan_wide::<MAX_DIGITS>(text.as_bytes(), ends) }
+        } else {
+            scan::<MAX_DIGITS, true, false>(text.as_bytes(), ends)
+        }
     }
 
     fn name(&self) -> &'static str {
@@ -46,14 +51,22 @@ impl<const MAX_DIGITS: usize> Scanner for Cl100k<MAX_DIGITS> {
     }
 }
 
-fn scan<const MAX_DIGITS: usize, const FAST: bool>(b: &[u8], ends: &mut Vec<u32>) {
+/// [`scan`] compiled for AVX-512BW (its ASCII blocks classified by it).
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512bw"))]
+unsafe fn scan_wide<const MAX_DIGITS: usize>(b: &[u8], ends: &mut Vec<u32>) {
+    scan::<MAX_DIGITS, true, true>(b, ends)
+}
+
+/// `WIDE`: inside [`scan_wide`] only.
+#[inline(always)]
+fn scan<const MAX_DIGITS: usize, const FAST: bool, const WIDE: bool>(b: &[u8], ends: &mut Vec<u32>) {
     let n = b.len();
     ends.reserve(n / 4);
     let mut i = 0;
     let mut scalar_until = 0;
     while i < n {
         if FAST && ascii_blocks::AVAILABLE && i >= scalar_until && i + 64 <= n {
-            let advance = ascii_blocks::block::<MAX_DIGITS>(ascii_blocks::Family::Cl100k, b, i, ends);
+            let advance = ascii_blocks::block::<MAX_DIGITS, WIDE>(ascii_blocks::Family::Cl100k, b, i, ends);
             i += advance;
             if advance < MIN_ADVANCE {
                 scalar_until = i + SCALAR_STRETCH;

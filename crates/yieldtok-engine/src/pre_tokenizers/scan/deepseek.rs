@@ -100,7 +100,7 @@ fn scan<const FAST: bool>(b: &[u8], ends: &mut Vec<u32>) {
     let mut scalar_until = 0;
     while i < n {
         if FAST && ascii_blocks::AVAILABLE && !in_gap && i >= scalar_until && i + 64 <= n {
-            let advance = ascii_blocks::block::<3>(ascii_blocks::Family::DeepSeek, b, i, ends);
+            let advance = ascii_blocks::block::<3, false>(ascii_blocks::Family::DeepSeek, b, i, ends);
             i += advance;
             if advance < MIN_ADVANCE {
                 scalar_until = i + SCALAR_STRETCH;

@@ -31,13 +31,18 @@ impl O200k {
     /// The scanner without its ASCII fast path (the same pre-tokens; for tests and benches).
     #[doc(hidden)]
     pub fn scan_scalar(&self, text: &str, ends: &mut Vec<u32>) {
-        scan::<false>(text.as_bytes(), ends)
+        scan::<false, false>(text.as_bytes(), ends)
     }
 }
 
 impl Scanner for O200k {
     fn scan(&self, text: &str, ends: &mut Vec<u32>) {
-        scan::<true>(text.as_bytes(), ends)
+        if ascii_blocks::wide() {
+            // SAFETY: the CPU has AVX-512BW (`wide`).
+            unsafe { scan_wide(text.as_bytes(), ends) }
+        } else {
+            scan::<true, false>(text.as_bytes(), ends)
+        }
     }
 
     fn name(&self) -> &'static str {
@@ -75,14 +80,22 @@ fn punctuation(b: &[u8], i: usize) -> usize {
     j
 }
 
-fn scan<const FAST: bool>(b: &[u8], ends: &mut Vec<u32>) {
+/// [`scan`] compiled for AVX-512BW (its ASCII blocks classified by it).
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512bw"))]
+unsafe fn scan_wide(b: &[u8], ends: &mut Vec<u32>) {
+    scan::<true, true>(b, ends)
+}
+
+/// `WIDE`: inside [`scan_wide`] only.
+#[inline(always)]
+fn scan<const FAST: bool, const WIDE: bool>(b: &[u8], ends: &mut Vec<u32>) {
     let n = b.len();
     ends.reserve(n / 4);
     let mut i = 0;
     let mut scalar_until = 0;
     while i < n {
         if FAST && ascii_blocks::AVAILABLE && i >= scalar_until && i + 64 <= n {
-            let advance = ascii_blocks::block::<3>(ascii_blocks::Family::O200k, b, i, ends);
+            let advance = ascii_blocks::block::<3, WIDE>(ascii_blocks::Family::O200k, b, i, ends);
             i += advance;
             if advance < MIN_ADVANCE {
                 scalar_until = i + SCALAR_STRETCH;
