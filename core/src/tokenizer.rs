@@ -299,9 +299,25 @@ impl Tokenizer {
         origin: Option<String>,
         encode_special: bool,
     ) -> Result<Self> {
+        Self::from_json_around(json, None, config, origin, encode_special)
+    }
+
+    /// [`from_json_with`](Self::from_json_with), with `reference` (when given) as the
+    /// reference tokenizer in place of `tokenizers`' parse of `json` (which is its
+    /// serialization).
+    fn from_json_around(
+        json: &str,
+        reference: Option<&tokenizers::Tokenizer>,
+        config: Option<TokenizerConfig>,
+        origin: Option<String>,
+        encode_special: bool,
+    ) -> Result<Self> {
         let bad = |message: String| Error::InvalidTokenizer { origin: origin.clone(), message };
         let (parsed, own) = parse_both(json);
         let (mut tok, mut json_view) = parsed.map_err(bad)?;
+        if let Some(reference) = reference {
+            tok = reference.clone();
+        }
         let own = if encode_special {
             tok.set_encode_special_tokens(true);
             Err(ENCODE_SPECIAL_REASON.to_string())
@@ -330,7 +346,17 @@ impl Tokenizer {
     fn rebuilt_around(&self, tok: &tokenizers::Tokenizer) -> Result<Self> {
         let i = &*self.inner;
         let json = tok.to_string(false).map_err(Error::tokenize)?;
-        let made = Self::from_json_with(&json, i.config.clone(), i.origin.clone(), tok.get_encode_special_tokens())?;
+        // `tok` itself is the reference: `tokenizers`' parse of its own JSON renumbers added
+        // tokens that follow a gap in the vocabulary (gpt4o, ids up to 200018 in 200000
+        // entries: a token added as 200019 comes back as 200000), so the reparse would not be
+        // the tokenizer Python `tokenizers` holds after the same call.
+        let made = Self::from_json_around(
+            &json,
+            Some(tok),
+            i.config.clone(),
+            i.origin.clone(),
+            tok.get_encode_special_tokens(),
+        )?;
         let fast_off = i.fast.unavailable().filter(|why| why.starts_with("turned off")).map(str::to_string);
         let own_off = i.own.as_ref().err().filter(|why| why.starts_with("turned off")).cloned();
         Ok(made.rebuild(|inner| {
@@ -349,24 +375,13 @@ impl Tokenizer {
         }))
     }
 
-    /// The reference as `tokenizers`' own `from_str` reads this tokenizer's `tokenizer.json`
-    /// (as Python `tokenizers` holds it): the one-pass load (`crate::load::reference`) gives
-    /// the same encodes, but its added vocabulary numbers new tokens differently on a sparse
-    /// vocabulary (gpt4o: 200000 instead of `tokenizers`' 200019), so additions start here.
-    fn reparsed(&self) -> Result<tokenizers::Tokenizer> {
-        let json = self.inner.tok.to_string(false).map_err(Error::tokenize)?;
-        let mut tok: tokenizers::Tokenizer = json.parse().map_err(Error::tokenize)?;
-        tok.set_encode_special_tokens(self.encode_special_tokens());
-        Ok(tok)
-    }
-
     /// `tokenizers`' `add_tokens`: a tokenizer with `tokens` added to the vocabulary (new ids
     /// after the last; a token the vocabulary already has only updates its flags), and how
     /// many were added. The addition is `tokenizers`' own, on a copy of the reference; the
     /// result is then rebuilt from its `tokenizer.json` (see `rebuilt_around`), so encodes
     /// equal `tokenizers`' after the same call. This tokenizer is unchanged.
     pub fn with_added_tokens(&self, tokens: &[crate::AddedToken]) -> Result<(Self, usize)> {
-        let mut tok = self.reparsed()?;
+        let mut tok = (*self.inner.tok).clone();
         let n = tok.add_tokens(tokens.iter().cloned()).map_err(Error::tokenize)?;
         Ok((self.rebuilt_around(&tok)?, n))
     }
@@ -374,7 +389,7 @@ impl Tokenizer {
     /// `tokenizers`' `add_special_tokens`: as [`with_added_tokens`](Self::with_added_tokens),
     /// the tokens added as special tokens (skipped by `decode(.., skip_special_tokens)`).
     pub fn with_added_special_tokens(&self, tokens: &[crate::AddedToken]) -> Result<(Self, usize)> {
-        let mut tok = self.reparsed()?;
+        let mut tok = (*self.inner.tok).clone();
         let n = tok.add_special_tokens(tokens.iter().cloned()).map_err(Error::tokenize)?;
         Ok((self.rebuilt_around(&tok)?, n))
     }

@@ -111,13 +111,7 @@ def check_same(yt, hf, texts, long_texts=()):
         same_encoding(e, h, "batch", loose)
 
 
-# gpt4o's added tokens leave ids unused (199999, then 200018): yieldtok numbers a new token
-# 200000 there, `tokenizers` 200019 (the core's addition is the crate's own, on a reparse of
-# the same JSON; why it differs is not found yet). Every other fixture numbers alike.
-NUMBERING = pytest.mark.xfail(reason="new ids after a gap in gpt4o: 200000, tokenizers 200019 (not found yet why)", strict=True)
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=NUMBERING) if n == "gpt4o" else n for n in ALL])
+@pytest.mark.parametrize("name", ALL)
 def test_add_tokens_and_special_tokens_like_tokenizers(name):
     yt, hf = fresh(name)
     contents = sorted({c for c, _ in NORMAL + SPECIAL})
@@ -138,17 +132,17 @@ def test_add_tokens_and_special_tokens_like_tokenizers(name):
     assert len(long.encode()) >= PARALLEL_MIN_BYTES
     check_same(yt, hf, texts + added_token_texts(hf), [long])
 
-    # pickle keeps the added tokens
+    # pickle keeps the added tokens, as tokenizers' does: through the JSON, whose parse
+    # renumbers tokens added after a gap in the ids (gpt4o: 200019 comes back as 200000)
     back = pickle.loads(pickle.dumps(yt))
-    check_same(back, hf, texts[:3], [long])
+    check_same(back, pickle.loads(pickle.dumps(hf)), texts[:3], [long])
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_encode_special_tokens_like_tokenizers(name):
     yt, hf = fresh(name)
-    if name != "gpt4o":  # (see NUMBERING)
-        assert yt.add_special_tokens(["<|mine|>"]) == hf.add_special_tokens(["<|mine|>"])
-        assert yt.add_tokens(["yieldtokword"]) == hf.add_tokens(["yieldtokword"])
+    assert yt.add_special_tokens(["<|mine|>"]) == hf.add_special_tokens(["<|mine|>"])
+    assert yt.add_tokens(["yieldtokword"]) == hf.add_tokens(["yieldtokword"])
     specials = [t.content for t in hf.get_added_tokens_decoder().values() if t.special][:6] + ["yieldtokword"]
     texts = texts_with(specials) + added_token_texts(hf)
     long = long_with(specials, 2 * PARALLEL_MIN_BYTES)
