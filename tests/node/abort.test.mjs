@@ -43,10 +43,10 @@ test('abort stops an encode in flight', async () => {
   const rejectedAfter = performance.now() - t0
   // Pieces already running finish (about a millisecond each); nothing else runs afterwards.
   // Work that went on would burn about twice `running` in these 400 ms; what may remain is
-  // noise (thread wake-ups, a piece finishing), bounded by an eighth of that.
+  // noise (thread wake-ups, pieces finishing on a loaded machine), bounded by a quarter of that.
   await sleep(50)
   const burnt = await cpuDuring(400)
-  assert.ok(burnt < Math.max(40, running / 4), `the workers used ${burnt.toFixed(1)} ms of CPU in the 400 ms after the abort (${running.toFixed(1)} ms in 200 ms before it)`)
+  assert.ok(burnt < Math.max(40, running / 2), `the workers used ${burnt.toFixed(1)} ms of CPU in the 400 ms after the abort (${running.toFixed(1)} ms in 200 ms before it)`)
   assert.ok(rejectedAfter < 5000, `rejected ${rejectedAfter.toFixed(0)} ms after the start`)
   // Still works, and gives the right answer.
   const small = 'Hello world, still working.'
