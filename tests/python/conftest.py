@@ -48,6 +48,33 @@ def fixture_dir(name: str) -> pathlib.Path:
 _cache: dict = {}
 
 
+def example_server(argv: list[str], banner: str):
+    """Starts an example server (`argv` after the interpreter), whose first line must start
+    with `banner`, and yields (process, host, port) from its `listening on host:port`;
+    terminates it afterwards. The caller asserts on the exit code."""
+    import contextlib
+    import sys
+
+    @contextlib.contextmanager
+    def run():
+        proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            first = proc.stdout.readline()
+            if not first.startswith(banner):
+                proc.kill()
+                pytest.fail(f"the server did not start: {first!r} {proc.stderr.read()}")
+            host, port = first.split("listening on ", 1)[-1].split()[0].rsplit(":", 1)
+            yield proc, host, int(port)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    return run()
+
+
 def load_pair(name: str):
     """(yieldtok.Tokenizer, tokenizers.Tokenizer) for fixture `name`, cached per session."""
     if name not in _cache:

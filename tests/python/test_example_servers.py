@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from tokenizers.decoders import DecodeStream as HfStream
 
-from conftest import REPO, VARIED, fixture_dir, load_pair, long_text, real_text, shared_data
+from conftest import REPO, VARIED, example_server, fixture_dir, load_pair, long_text, real_text, shared_data
 
 SERVER = REPO / "examples" / "python" / "asgi_server.py"
 MODES = ["yieldtok", "tokenizers", "to_thread", "async_encode"]
@@ -27,24 +25,9 @@ MODES = ["yieldtok", "tokenizers", "to_thread", "async_encode"]
 @pytest.fixture(scope="module", params=MODES)
 def server(request):
     """The server in one mode; yields (port, mode)."""
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--tokenizer", str(fixture_dir("qwen3")), "--port", "0", "--mode", request.param],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        first = proc.stdout.readline()
-        if not first.startswith("listening on 127.0.0.1:"):
-            proc.kill()
-            pytest.fail(f"the server did not start: {first!r} {proc.stderr.read()}")
-        yield int(first.split()[2].rsplit(":", 1)[1]), request.param
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    argv = [str(SERVER), "--tokenizer", str(fixture_dir("qwen3")), "--port", "0", "--mode", request.param]
+    with example_server(argv, "listening on 127.0.0.1:") as (proc, _, port):
+        yield port, request.param
     assert proc.returncode in (0, -15), proc.stderr.read()
 
 

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 
 import pytest
 
-from conftest import REPO, VARIED, fixture_dir, load_pair, long_text
+from conftest import REPO, VARIED, example_server, fixture_dir, load_pair, long_text
 
 EXAMPLES = REPO / "examples" / "python"
 
@@ -19,25 +17,9 @@ EXAMPLES = REPO / "examples" / "python"
 @pytest.fixture(scope="module")
 def server():
     """examples/python/asyncio_server.py on a free loopback port; yields (host, port)."""
-    proc = subprocess.Popen(
-        [sys.executable, str(EXAMPLES / "asyncio_server.py"), "--tokenizer", str(fixture_dir("qwen3")), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        first = proc.stdout.readline()
-        if not first.startswith("listening on "):
-            proc.kill()
-            pytest.fail(f"the server did not start: {first!r} {proc.stderr.read()}")
-        host, port = first.split()[-1].rsplit(":", 1)
-        yield host, int(port)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    argv = [str(EXAMPLES / "asyncio_server.py"), "--tokenizer", str(fixture_dir("qwen3")), "--port", "0"]
+    with example_server(argv, "listening on ") as (_, host, port):
+        yield host, port
 
 
 async def ask(host: str, port: int, requests: list[dict | bytes]) -> list[dict]:
