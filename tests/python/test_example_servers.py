@@ -86,7 +86,9 @@ def test_tokenize_concurrently_and_shorts_first(server):
     right; in the yieldtok mode every short one before the long one (the loop stayed free)."""
     port, mode = server
     _, hf = load_pair("qwen3")
-    long = long_text(2_000_000 if mode == "yieldtok" else 300_000)  # ~500k tokens (or ~75k: it blocks)
+    # ~2M tokens (or ~75k: it blocks): long enough that, on an idle machine too, its encode
+    # outlasts the 16 short requests sent while it runs
+    long = long_text(8_000_000 if mode == "yieldtok" else 300_000)
     shorts = [t for t in VARIED if t][:16]
     done, lock = [], threading.Lock()
 
