@@ -37,7 +37,9 @@ async def ask(host: str, port: int, requests: list[dict | bytes]) -> list[dict]:
 def test_asyncio_server_answers_like_tokenizers(server):
     host, port = server
     _, hf = load_pair("qwen3")
-    long = long_text(2_000_000)
+    # ~2M tokens: long enough that, on a fast idle machine too, its encode outlasts the 20 short
+    # clients sent while it runs (with 2 MB, CI's faster machine answered the long one first)
+    long = long_text(8_000_000)
     shorts = VARIED[:20]
     done = []
 
@@ -47,7 +49,7 @@ def test_asyncio_server_answers_like_tokenizers(server):
         return answers
 
     async def clients():
-        # one client with a long prompt (~500k tokens) and several with short ones, at the same time
+        # one client with a long prompt (~2M tokens) and several with short ones, at the same time
         first = asyncio.ensure_future(timed("long", [{"text": long}]))
         await asyncio.sleep(0.05)  # the long request is in flight before the short ones are sent
         rest = [timed(f"short {i}", [{"text": s}, {"text": s, "add_special_tokens": False}])
