@@ -98,7 +98,7 @@ impl JsonInput {
         let value: Value = serde_json::from_slice(&self.bytes()?).map_err(|e| {
             trajectory_error(
                 Vec::new(),
-                vec![tj::TrajectoryError::new(tj::TrajectoryErrorKind::InvalidInput(e.to_string()))],
+                vec![tj::TrajectoryError::new(tj::TrajectoryErrorKind::InvalidInput(e.to_string())).caused_by(e)],
             )
         })?;
         tj::history_from_value(&value).map_err(|e| trajectory_error(Vec::new(), vec![e]))

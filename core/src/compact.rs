@@ -188,7 +188,7 @@ pub struct CompactLoad {
 }
 
 fn bad_form(origin: &Option<String>, message: String) -> Error {
-    Error::InvalidTokenizer { origin: origin.clone(), message: format!("not a usable compact form: {message}") }
+    Error::invalid_tokenizer(origin.clone(), format!("not a usable compact form: {message}"))
 }
 
 impl CompactLoad {

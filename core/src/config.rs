@@ -43,8 +43,12 @@ const SPECIAL_KEYS: [&str; 7] =
 impl TokenizerConfig {
     /// Parse the text of a `tokenizer_config.json`. `origin` names the file in errors.
     pub fn from_str(text: &str, origin: Option<&str>) -> Result<Self> {
-        let bad = |message: String| Error::InvalidConfig { origin: origin.map(str::to_string), message };
-        let value: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let bad = |message: String| Error::InvalidConfig { origin: origin.map(str::to_string), message, source: None };
+        let value: Value = serde_json::from_str(text).map_err(|e| Error::InvalidConfig {
+            origin: origin.map(str::to_string),
+            message: e.to_string(),
+            source: Some(e.into()),
+        })?;
         let Value::Object(raw) = value else {
             return Err(bad("top level is not a JSON object".into()));
         };

@@ -1,8 +1,14 @@
 //! The crate's error type: one enum, each variant carrying the context a user needs to act
 //! (which file, which input, which id), so that the bindings can map it to their host's
-//! exception or rejected promise without losing the message.
+//! exception or rejected promise without losing the message. A variant that wraps another
+//! error keeps it as its [`source`](std::error::Error::source) (the `tokenizers` error, the JSON
+//! parser's error, the I/O error), so a caller can walk the chain down to the cause; its own
+//! message still says what the cause said, as it always has.
 
 use std::path::PathBuf;
+
+/// A boxed error kept as the cause of an [`Error`] (`tokenizers::Error` is one of these).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Everything that can go wrong in yieldtok. No input makes the library panic; a panic that
 /// escapes a dependency is caught at the job boundary and reported as [`Error::Panic`].
@@ -24,10 +30,22 @@ pub enum Error {
     },
     /// A tokenizer definition (`tokenizer.json`) is malformed or unsupported by `tokenizers`.
     #[error("invalid tokenizer definition{}: {message}", origin_suffix(.origin))]
-    InvalidTokenizer { origin: Option<String>, message: String },
+    InvalidTokenizer {
+        origin: Option<String>,
+        message: String,
+        /// The parser's error this one reports, if there is one.
+        #[source]
+        source: Option<BoxError>,
+    },
     /// `tokenizer_config.json` is malformed.
     #[error("invalid tokenizer_config.json{}: {message}", origin_suffix(.origin))]
-    InvalidConfig { origin: Option<String>, message: String },
+    InvalidConfig {
+        origin: Option<String>,
+        message: String,
+        /// The JSON parser's error this one reports, if there is one.
+        #[source]
+        source: Option<BoxError>,
+    },
     /// A model folder, a hub-cache entry or a fixture is not where it was looked for.
     #[error("{what} not found: {detail}")]
     NotFound { what: &'static str, detail: String },
@@ -46,9 +64,14 @@ pub enum Error {
     /// An input is larger than the library accepts.
     #[error("input of {len} bytes exceeds the limit of {limit} bytes")]
     InputTooLarge { len: usize, limit: usize },
-    /// The `tokenizers` pipeline reported an error for this input.
-    #[error("tokenization failed: {0}")]
-    Tokenize(String),
+    /// The `tokenizers` pipeline (or an engine) reported an error for this input: its message,
+    /// and the error itself as the source when it is one (an engine's refusal is a message only).
+    #[error("tokenization failed: {message}")]
+    Tokenize {
+        message: String,
+        #[source]
+        source: Option<BoxError>,
+    },
     /// A [`DecodeStream`](crate::DecodeStream)'s window no longer decodes to text that starts
     /// with what it returned before (`tokenizers`' "invalid prefix"; decoders that strip or
     /// clean up can do this).
@@ -66,8 +89,9 @@ pub enum Error {
     /// An argument that does not make sense (message says which).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
-    /// A trajectory could not be tokenized (the error says where and why).
-    #[error("{0}")]
+    /// A trajectory could not be tokenized (the error says where and why; its source is the
+    /// trajectory error's cause).
+    #[error(transparent)]
     Trajectory(Box<crate::trajectory::TrajectoryError>),
 }
 
@@ -120,8 +144,26 @@ pub fn catch<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub(crate) fn tokenize(e: impl std::fmt::Display) -> Self {
-        Error::Tokenize(e.to_string())
+    /// [`Error::Tokenize`] keeping `e` as its source (and its message as the message).
+    pub(crate) fn tokenize(e: impl Into<BoxError>) -> Self {
+        let source = e.into();
+        Error::Tokenize { message: source.to_string(), source: Some(source) }
+    }
+
+    /// [`Error::Tokenize`] from a message alone (nothing caused it but the refusal itself).
+    pub(crate) fn tokenize_message(message: impl Into<String>) -> Self {
+        Error::Tokenize { message: message.into(), source: None }
+    }
+
+    /// [`Error::InvalidTokenizer`] from a message alone.
+    pub(crate) fn invalid_tokenizer(origin: Option<String>, message: impl Into<String>) -> Self {
+        Error::InvalidTokenizer { origin, message: message.into(), source: None }
+    }
+
+    /// [`Error::InvalidTokenizer`] reporting `e` (its message, and `e` as the source).
+    pub(crate) fn invalid_tokenizer_from(origin: Option<String>, e: impl Into<BoxError>) -> Self {
+        let source = e.into();
+        Error::InvalidTokenizer { origin, message: source.to_string(), source: Some(source) }
     }
 
     /// Turn the payload of a caught panic (from `catch_unwind` or a joined thread) into an
@@ -143,7 +185,7 @@ impl Error {
             | Error::FileNotUtf8 { .. }
             | Error::FileTooLarge { .. }
             | Error::InputTooLarge { .. }
-            | Error::Tokenize(_)
+            | Error::Tokenize { .. }
             | Error::DecodeStream { .. }
             | Error::ChatTemplate(_)
             | Error::InvalidArgument(_) => ErrorClass::InvalidInput,
@@ -168,7 +210,7 @@ impl Error {
             Error::FileNotUtf8 { .. } => "file_not_utf8",
             Error::FileTooLarge { .. } => "file_too_large",
             Error::InputTooLarge { .. } => "input_too_large",
-            Error::Tokenize(_) => "tokenize",
+            Error::Tokenize { .. } => "tokenize",
             Error::DecodeStream { .. } => "decode_stream",
             Error::Cancelled => "cancelled",
             Error::Panic(_) => "panic",
@@ -205,6 +247,45 @@ mod tests {
         assert_eq!((setup.class(), setup.code().as_ref()), (ErrorClass::Setup, "trajectory.setup"));
         let bad: Error = TrajectoryError::new(K::MissingRole).into();
         assert_eq!((bad.class(), bad.code().as_ref()), (ErrorClass::InvalidInput, "trajectory.missing_role"));
+    }
+
+    #[test]
+    fn errors_keep_their_causes_as_source() {
+        use std::error::Error as _;
+        // tokenizers' own error, kept behind Tokenize
+        let cause: tokenizers::Error = "{}".parse::<tokenizers::Tokenizer>().unwrap_err();
+        let want = cause.to_string();
+        let e = Error::tokenize(cause);
+        assert_eq!(e.to_string(), format!("tokenization failed: {want}"));
+        assert_eq!(e.source().map(|s| s.to_string()), Some(want));
+        assert!(Error::tokenize_message("refused").source().is_none());
+
+        // the JSON parser's error behind InvalidConfig, its message in the error's
+        let e = crate::TokenizerConfig::from_str("{not json", Some("cfg.json")).unwrap_err();
+        assert!(matches!(e, Error::InvalidConfig { .. }), "{e}");
+        let source = e.source().expect("InvalidConfig keeps the parser's error");
+        assert!(source.downcast_ref::<serde_json::Error>().is_some(), "{source:?}");
+        assert!(e.to_string().ends_with(&source.to_string()), "{e}");
+
+        // tokenizers' parse error behind InvalidTokenizer
+        let e = crate::Tokenizer::from_str("{\"model\": 1}").unwrap_err();
+        assert!(matches!(e, Error::InvalidTokenizer { .. }), "{e}");
+        let source = e.source().expect("InvalidTokenizer keeps the parse error");
+        assert!(e.to_string().ends_with(&source.to_string()), "{e}");
+        assert!(Error::invalid_tokenizer(None, "x").source().is_none());
+
+        // a trajectory's tokenization failure keeps the core error, which keeps its cause
+        use crate::trajectory::{TrajectoryError, TrajectoryErrorKind as K};
+        let core = Error::tokenize(Box::<dyn std::error::Error + Send + Sync>::from("bad piece"));
+        let t = TrajectoryError::new(K::Tokenize(core.to_string())).caused_by(core);
+        let source = t.source().expect("a trajectory error keeps its cause");
+        assert!(matches!(source.downcast_ref::<Error>(), Some(Error::Tokenize { .. })), "{source:?}");
+        assert_eq!(source.source().map(|s| s.to_string()).as_deref(), Some("bad piece"));
+        let wrapped: Error = t.clone().into();
+        assert_eq!(wrapped.to_string(), t.to_string());
+        assert!(matches!(wrapped.source().and_then(|s| s.downcast_ref::<Error>()), Some(Error::Tokenize { .. })));
+        assert!(TrajectoryError::new(K::MissingRole).source().is_none());
+        assert_eq!(t, TrajectoryError::new(K::Tokenize("tokenization failed: bad piece".into())));
     }
 
     #[test]

@@ -68,7 +68,7 @@ impl Inner {
                 }
                 match self.fast.ready() {
                     Some(_) if piece.len() >= crate::engine::fast::MAX_SERIAL_BYTES => None,
-                    Some(f) => Some(f.encode_ids(piece).map_err(Error::Tokenize)),
+                    Some(f) => Some(f.encode_ids(piece).map_err(Error::tokenize_message)),
                     None => {
                         if !self.fast.here().started.load(std::sync::atomic::Ordering::Acquire) {
                             if let Some(me) = self.me.upgrade() {
@@ -235,8 +235,10 @@ fn build_fast_engine(inner: &Inner) -> Result<crate::engine::fast::FastEngine, S
 /// their sum), one after the other on wasm32 (or when no thread can be started).
 fn parse_both(
     json: &str,
-) -> (std::result::Result<(tokenizers::Tokenizer, Value), String>, std::result::Result<yieldtok_engine::Engine, String>)
-{
+) -> (
+    std::result::Result<(tokenizers::Tokenizer, Value), crate::error::BoxError>,
+    std::result::Result<yieldtok_engine::Engine, String>,
+) {
     #[cfg(not(target_arch = "wasm32"))]
     {
         std::thread::scope(|s| {
@@ -312,9 +314,8 @@ impl Tokenizer {
         origin: Option<String>,
         encode_special: bool,
     ) -> Result<Self> {
-        let bad = |message: String| Error::InvalidTokenizer { origin: origin.clone(), message };
         let (parsed, own) = parse_both(json);
-        let (mut tok, mut json_view) = parsed.map_err(bad)?;
+        let (mut tok, mut json_view) = parsed.map_err(|e| Error::invalid_tokenizer_from(origin.clone(), e))?;
         if let Some(reference) = reference {
             tok = reference.clone();
         }
@@ -428,12 +429,10 @@ impl Tokenizer {
             padding: tok.get_padding().cloned(),
             drop_overflowing: false,
         };
-        tok.with_truncation(None)
-            .map_err(|e| Error::InvalidTokenizer { origin: origin.clone(), message: e.to_string() })?;
+        tok.with_truncation(None).map_err(|e| Error::invalid_tokenizer_from(origin.clone(), e))?;
         tok.with_padding(None);
         let range_shape = [crate::post::RangeShape::probe(&tok, false), crate::post::RangeShape::probe(&tok, true)];
-        let added =
-            AddedMatcher::new(&tok).map_err(|message| Error::InvalidTokenizer { origin: origin.clone(), message })?;
+        let added = AddedMatcher::new(&tok).map_err(|message| Error::invalid_tokenizer(origin.clone(), message))?;
         let mut rules = crate::split::classify::classify(structure, &tok);
         if rules.continuation.is_some() && added.has_inexact() {
             rules = CutRules::unchunked("continuation mode with added tokens that strip or match single words");
@@ -680,9 +679,11 @@ impl Tokenizer {
     /// unused ids below the largest is refused (`tokenizers` would allocate by the largest id).
     pub fn to_json_with(&self, pretty: bool) -> Result<String> {
         crate::engine::check_id_range(self.inner.tok.get_vocab(false).into_values(), "model vocabulary").map_err(
-            |why| Error::InvalidTokenizer {
-                origin: self.inner.origin.clone(),
-                message: format!("cannot be written as tokenizer.json: {why}"),
+            |why| {
+                Error::invalid_tokenizer(
+                    self.inner.origin.clone(),
+                    format!("cannot be written as tokenizer.json: {why}"),
+                )
             },
         )?;
         let s = &self.inner.settings;
@@ -721,7 +722,7 @@ impl Tokenizer {
     /// Read a [`to_bundle`](Self::to_bundle) text back (the tokenizer is built again and
     /// checked as at any load).
     pub fn from_bundle(text: &str) -> Result<Self> {
-        let bad = |message: String| Error::InvalidTokenizer { origin: None, message };
+        let bad = |message: String| Error::invalid_tokenizer(None, message);
         let v: Value = serde_json::from_str(text).map_err(|e| bad(format!("not a yieldtok bundle: {e}")))?;
         if v.get("yieldtok_bundle").and_then(Value::as_u64) != Some(1) {
             return Err(bad("not a yieldtok bundle (version 1)".into()));

@@ -84,7 +84,7 @@ fn map_err(e: EncodeError) -> Error {
     match e {
         EncodeError::Cancelled => Error::Cancelled,
         EncodeError::TooLong { len, limit } => Error::InputTooLarge { len, limit },
-        EncodeError::Model(m) => Error::Tokenize(m),
+        EncodeError::Model(m) => Error::tokenize_message(m),
     }
 }
 

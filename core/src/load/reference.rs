@@ -18,6 +18,7 @@
 //! `tests/load_paths.rs` proves that both give the same tokenizer (its full serialization) on
 //! every fixture and on small files that reach the other paths.
 
+use crate::error::BoxError;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
@@ -379,9 +380,9 @@ fn parse_direct(json: &str) -> Option<(tokenizers::Tokenizer, ClassifierView)> {
 }
 
 /// `tokenizers`' own parse, and the classifier's view from a second pass over the file.
-pub(crate) fn parse_two_pass(json: &str) -> std::result::Result<(tokenizers::Tokenizer, ClassifierView), String> {
-    let tok: tokenizers::Tokenizer = json.parse().map_err(|e: tokenizers::Error| e.to_string())?;
-    let s: Structure = serde_json::from_str(json).map_err(|e| e.to_string())?;
+pub(crate) fn parse_two_pass(json: &str) -> std::result::Result<(tokenizers::Tokenizer, ClassifierView), BoxError> {
+    let tok: tokenizers::Tokenizer = json.parse()?;
+    let s: Structure = serde_json::from_str(json)?;
     let view = serde_json::json!({
         "normalizer": s.normalizer,
         "pre_tokenizer": s.pre_tokenizer,
@@ -392,9 +393,9 @@ pub(crate) fn parse_two_pass(json: &str) -> std::result::Result<(tokenizers::Tok
     Ok((tok, view))
 }
 
-/// The reference tokenizer of `json` and the classifier's view of the file; `Err` carries
-/// `tokenizers`' own error message.
-pub(crate) fn parse(json: &str) -> std::result::Result<(tokenizers::Tokenizer, ClassifierView), String> {
+/// The reference tokenizer of `json` and the classifier's view of the file; `Err` is
+/// `tokenizers`' own error (or the JSON parser's).
+pub(crate) fn parse(json: &str) -> std::result::Result<(tokenizers::Tokenizer, ClassifierView), BoxError> {
     match parse_direct(json) {
         Some(parsed) => Ok(parsed),
         None => parse_two_pass(json),
@@ -409,5 +410,5 @@ pub type PathView = (String, Value);
 /// path (`None` if it fails) and from `tokenizers`' own parse.
 pub fn compare_paths(json: &str) -> (Option<PathView>, std::result::Result<PathView, String>) {
     let ser = |(t, v): (tokenizers::Tokenizer, Value)| (t.to_string(false).expect("serializes"), v);
-    (parse_direct(json).map(ser), parse_two_pass(json).map(ser))
+    (parse_direct(json).map(ser), parse_two_pass(json).map(ser).map_err(|e| e.to_string()))
 }

@@ -175,16 +175,41 @@ impl fmt::Display for TrajectoryErrorKind {
     }
 }
 
-/// An error with its location.
-#[derive(Debug, Clone, PartialEq)]
+/// The cause a [`TrajectoryError`] keeps (shared, so the error stays `Clone`).
+pub type Cause = std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>;
+
+/// An error with its location, and the error that caused it when there is one (the
+/// tokenizer's error for [`TrajectoryErrorKind::Tokenize`], the chat template's, the JSON
+/// parser's), which [`source`](std::error::Error::source) returns. Two errors are equal when
+/// their location and kind are (the kind carries the cause's message; causes are not
+/// comparable).
+#[derive(Debug, Clone)]
 pub struct TrajectoryError {
     pub location: Location,
     pub kind: TrajectoryErrorKind,
+    cause: Option<Cause>,
+}
+
+impl PartialEq for TrajectoryError {
+    fn eq(&self, other: &Self) -> bool {
+        self.location == other.location && self.kind == other.kind
+    }
 }
 
 impl TrajectoryError {
     pub fn new(kind: TrajectoryErrorKind) -> Self {
-        TrajectoryError { location: Location::default(), kind }
+        TrajectoryError { location: Location::default(), kind, cause: None }
+    }
+
+    /// This error, keeping `cause` as its [`source`](std::error::Error::source).
+    pub fn caused_by(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.cause = Some(std::sync::Arc::new(cause));
+        self
+    }
+
+    /// The error that caused this one, if any (also [`source`](std::error::Error::source)).
+    pub fn cause(&self) -> Option<&Cause> {
+        self.cause.as_ref()
     }
 
     pub(crate) fn at(mut self, f: impl FnOnce(&mut Location)) -> Self {
@@ -192,9 +217,28 @@ impl TrajectoryError {
         self
     }
 
-    /// Whether the caller's input is at fault (vs. the tokenizer or the template setup).
+    /// Whether the caller's input is at fault (vs. the tokenizer or the template setup). An
+    /// explicit match: a new kind must be classified here.
     pub fn is_invalid_input(&self) -> bool {
-        !matches!(self.kind, TrajectoryErrorKind::Setup(_))
+        use TrajectoryErrorKind::*;
+        match self.kind {
+            Setup(_) => false,
+            InvalidInput(_)
+            | MissingRole
+            | ChatTemplate(_)
+            | SentinelNotFound { .. }
+            | DictToolCalls
+            | DictContentNotString
+            | InvalidBytes(_)
+            | UnrepresentableTokenId(_)
+            | TokenIdOutOfVocabulary { .. }
+            | TokenNotInVocabulary(_)
+            | SentinelCollision { .. }
+            | ExtraLogprobs(_)
+            | Index(_)
+            | Tokenize(_)
+            | InvalidArgument(_) => true,
+        }
     }
 }
 
@@ -208,7 +252,11 @@ impl fmt::Display for TrajectoryError {
     }
 }
 
-impl std::error::Error for TrajectoryError {}
+impl std::error::Error for TrajectoryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
 
 pub type Result<T, E = TrajectoryError> = std::result::Result<T, E>;
 

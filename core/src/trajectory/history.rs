@@ -51,8 +51,9 @@ impl TrajectoryTokenizer {
         let messages = chat_messages(items, self.parse_tool_call_arguments)?;
         let tools = template_tools(tools, opts.tool_schema_format);
         let kwargs = self.kwargs(opts);
-        let template_err =
-            |e: crate::chat_template::ChatTemplateError| TrajectoryError::new(K::ChatTemplate(e.to_string()));
+        let template_err = |e: crate::chat_template::ChatTemplateError| {
+            TrajectoryError::new(K::ChatTemplate(e.to_string())).caused_by(e)
+        };
 
         let chat = self
             .template
@@ -291,7 +292,7 @@ fn first_bytes_are_think(e: &TokenLogprob) -> Result<bool> {
         bytes.push(x);
     }
     let s = std::str::from_utf8(&bytes)
-        .map_err(|e| TrajectoryError::new(K::InvalidBytes(format!("'utf-8' codec can't decode: {e}"))))?;
+        .map_err(|e| TrajectoryError::new(K::InvalidBytes(format!("'utf-8' codec can't decode: {e}"))).caused_by(e))?;
     Ok(s == THINK)
 }
 

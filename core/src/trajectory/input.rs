@@ -246,7 +246,7 @@ pub(crate) fn group_shape_error() -> TrajectoryError {
 pub fn parse_group(json: &[u8]) -> Result<TrajectoryGroup> {
     let text =
         std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
-    let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+    let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()).caused_by(e))?;
     let trajs = Raw(raw).group_members().map_err(invalid)?;
     Ok(TrajectoryGroup { trajectories: trajs.into_iter().map(trajectory_from).collect(), invalid: None })
 }
@@ -280,7 +280,7 @@ pub(crate) fn trajectory_from_raw(raw: &RawValue) -> Trajectory {
 pub fn parse_trajectory(json: &[u8]) -> Result<Trajectory> {
     let text =
         std::str::from_utf8(json).map_err(|e| invalid(format!("input is not UTF-8 (byte {})", e.valid_up_to())))?;
-    let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+    let raw: &RawValue = serde_json::from_str(text).map_err(|e| invalid(e.to_string()).caused_by(e))?;
     Ok(trajectory_from(Raw(raw)))
 }
 
@@ -310,7 +310,7 @@ pub fn history_from_value(value: &Value) -> Result<History> {
 
 /// One item from a JSON value (a message dict or a Choice dict).
 pub fn item_from_value(value: &Value) -> Result<Item> {
-    Item::deserialize(value).map_err(|e| invalid(e.to_string()))
+    Item::deserialize(value).map_err(|e| invalid(e.to_string()).caused_by(e))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -156,8 +156,8 @@ impl TrajectoryTokenizer {
         };
         let special = tok.config().map(|c| c.template_special_tokens()).unwrap_or_default();
         let options = ChatTemplateOptions { message_handling: MessageHandling::AsGiven, ..Default::default() };
-        let template =
-            ChatTemplate::with_options(&source, special, options).map_err(|e| setup(format!("chat template: {e}")))?;
+        let template = ChatTemplate::with_options(&source, special, options)
+            .map_err(|e| setup(format!("chat template: {e}")).caused_by(e))?;
         let token = |key: &str| tok.config().and_then(|c| c.special_token(key)).map(str::to_string);
         let unk_id = token("unk_token").and_then(|t| tok.token_to_id(&t));
         let eos = token("eos_token").and_then(|t| tok.token_to_id(&t).or(unk_id).map(|id| (t, id)));
@@ -208,7 +208,7 @@ impl TrajectoryTokenizer {
     /// `encode(text, add_special_tokens=False)`; in parallel pieces when `parallel`, else on
     /// the calling thread (the caller is already parallel).
     fn encode(&self, text: &str, parallel: bool) -> Result<Vec<u32>> {
-        let tokenize = |e: crate::Error| TrajectoryError::new(K::Tokenize(e.to_string()));
+        let tokenize = |e: crate::Error| TrajectoryError::new(K::Tokenize(e.to_string())).caused_by(e);
         if parallel {
             return self.tok.encode_ids_plain(text, false).map_err(tokenize);
         }
