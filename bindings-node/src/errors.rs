@@ -4,10 +4,10 @@
 
 use napi::{Error, Result, Status};
 
-/// The napi status of a core error, from its [`ErrorClass`](yieldtok::ErrorClass).
-fn status_of(e: &yieldtok::Error) -> Status {
+/// The napi status of an error of this [`ErrorClass`](yieldtok::ErrorClass).
+fn status_of(class: yieldtok::ErrorClass) -> Status {
     use yieldtok::ErrorClass as C;
-    match e.class() {
+    match class {
         C::Cancelled => Status::Cancelled,
         C::InvalidInput => Status::InvalidArg,
         C::NotFound | C::Io | C::Setup | C::Internal => Status::GenericFailure,
@@ -16,7 +16,13 @@ fn status_of(e: &yieldtok::Error) -> Status {
 
 /// A core error as a napi error: the core's message, verbatim.
 pub fn js_err(e: yieldtok::Error) -> Error {
-    Error::new(status_of(&e), e.to_string())
+    Error::new(status_of(e.class()), e.to_string())
+}
+
+/// A trajectory error of the whole call as a napi error: its message, verbatim, and the
+/// status of its class.
+pub fn js_trajectory_err(e: &yieldtok::trajectory::TrajectoryError) -> Error {
+    Error::new(status_of(e.class()), e.to_string())
 }
 
 /// Run `f`, turning a panic into an error.

@@ -205,7 +205,7 @@ fn error_js(e: TrajectoryError) -> TrajectoryErrorInfo {
 
 /// An error of the whole call as a napi error: the core's message, verbatim.
 fn whole(e: TrajectoryError) -> Error {
-    crate::errors::js_err(e.into())
+    crate::errors::js_trajectory_err(&e)
 }
 
 /// Parse and tokenize; stops between histories once `cancel` is set (then `Err(Cancelled)`).

@@ -89,16 +89,6 @@ pub enum Error {
     /// An argument that does not make sense (message says which).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
-    /// A trajectory could not be tokenized (the error says where and why; its source is the
-    /// trajectory error's cause).
-    #[error(transparent)]
-    Trajectory(Box<crate::trajectory::TrajectoryError>),
-}
-
-impl From<crate::trajectory::TrajectoryError> for Error {
-    fn from(e: crate::trajectory::TrajectoryError) -> Self {
-        Error::Trajectory(Box::new(e))
-    }
 }
 
 fn origin_suffix(origin: &Option<String>) -> String {
@@ -189,18 +179,17 @@ impl Error {
             | Error::DecodeStream { .. }
             | Error::ChatTemplate(_)
             | Error::InvalidArgument(_) => ErrorClass::InvalidInput,
-            Error::Trajectory(e) if e.is_invalid_input() => ErrorClass::InvalidInput,
-            Error::Trajectory(_) => ErrorClass::Setup,
             Error::Cancelled => ErrorClass::Cancelled,
             Error::Panic(_) => ErrorClass::Internal,
         }
     }
 
-    /// A stable machine-readable name of the variant (`"not_utf8"`, `"chat_template"`, …; a
-    /// trajectory error gives `"trajectory."` and its kind's code), for logs and for bindings
-    /// that expose an error code. Messages may change wording; codes do not.
-    pub fn code(&self) -> std::borrow::Cow<'static, str> {
-        let code = match self {
+    /// A stable machine-readable name of the variant (`"not_utf8"`, `"chat_template"`, …), for
+    /// logs and for bindings that expose an error code. Messages may change wording; codes do
+    /// not. (A [`TrajectoryError`](crate::trajectory::TrajectoryError) has its own
+    /// [`code`](crate::trajectory::TrajectoryError::code): `"trajectory."` and its kind's.)
+    pub fn code(&self) -> &'static str {
+        match self {
             Error::Io { .. } => "io",
             Error::Write { .. } => "write",
             Error::InvalidTokenizer { .. } => "invalid_tokenizer",
@@ -216,9 +205,7 @@ impl Error {
             Error::Panic(_) => "panic",
             Error::ChatTemplate(_) => "chat_template",
             Error::InvalidArgument(_) => "invalid_argument",
-            Error::Trajectory(e) => return format!("trajectory.{}", e.kind.name()).into(),
-        };
-        code.into()
+        }
     }
 
     /// Whether this error means "the caller gave bad input" (`class() ==
@@ -242,11 +229,6 @@ mod tests {
         assert_eq!(Error::InvalidArgument("x".into()).code(), "invalid_argument");
         assert_eq!(Error::Cancelled.class(), ErrorClass::Cancelled);
         assert!(Error::NotUtf8 { offset: 3 }.is_invalid_input() && !Error::Cancelled.is_invalid_input());
-        use crate::trajectory::{TrajectoryError, TrajectoryErrorKind as K};
-        let setup: Error = TrajectoryError::new(K::Setup("no template".into())).into();
-        assert_eq!((setup.class(), setup.code().as_ref()), (ErrorClass::Setup, "trajectory.setup"));
-        let bad: Error = TrajectoryError::new(K::MissingRole).into();
-        assert_eq!((bad.class(), bad.code().as_ref()), (ErrorClass::InvalidInput, "trajectory.missing_role"));
     }
 
     #[test]
@@ -281,9 +263,6 @@ mod tests {
         let source = t.source().expect("a trajectory error keeps its cause");
         assert!(matches!(source.downcast_ref::<Error>(), Some(Error::Tokenize { .. })), "{source:?}");
         assert_eq!(source.source().map(|s| s.to_string()).as_deref(), Some("bad piece"));
-        let wrapped: Error = t.clone().into();
-        assert_eq!(wrapped.to_string(), t.to_string());
-        assert!(matches!(wrapped.source().and_then(|s| s.downcast_ref::<Error>()), Some(Error::Tokenize { .. })));
         assert!(TrajectoryError::new(K::MissingRole).source().is_none());
         assert_eq!(t, TrajectoryError::new(K::Tokenize("tokenization failed: bad piece".into())));
     }

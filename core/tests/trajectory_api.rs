@@ -108,8 +108,8 @@ fn errors_name_their_place_and_spare_the_rest() {
     let g = &tt.tokenize_trajectory_groups(&groups, &opts)[0];
     let order: Vec<_> = g.errors.iter().map(|e| (e.location.trajectory, e.kind.name())).collect();
     assert_eq!(order, [(Some(0), "token_id_out_of_vocabulary"), (Some(1), "invalid_input")]);
-    let e: yieldtok::Error = g.errors[0].clone().into();
-    assert!(e.is_invalid_input() && e.to_string() == g.errors[0].to_string(), "{e}");
+    let e = &g.errors[0];
+    assert!(e.class() == yieldtok::ErrorClass::InvalidInput && e.is_invalid_input(), "{e}");
 }
 
 #[test]
@@ -183,7 +183,7 @@ fn async_and_cancellable_tokenization() {
     // The future: parsed and tokenized on the scheduler, same results.
     let tok = tt.tokenizer().clone();
     let fut = tok.tokenize_trajectory_groups_async(serde_json::to_vec(&raw).unwrap(), opts.clone());
-    let out = yieldtok::block_on(fut).unwrap();
+    let out = yieldtok::block_on(fut).unwrap().unwrap();
     assert_eq!(key(&out), plain);
     // Cancelled before it ran: never runs.
     let fut = tok.tokenize_trajectory_groups_async(serde_json::to_vec(&raw).unwrap(), opts);
@@ -191,7 +191,7 @@ fn async_and_cancellable_tokenization() {
     assert!(matches!(yieldtok::block_on(fut), Err(yieldtok::Error::Cancelled)));
     // Malformed JSON is an error of the future, not a panic.
     let bad = tok.tokenize_trajectory_groups_async(b"[[{".to_vec(), TrajectoryOptions::default());
-    assert!(yieldtok::block_on(bad).unwrap_err().is_invalid_input());
+    assert!(yieldtok::block_on(bad).unwrap().unwrap_err().is_invalid_input());
 }
 
 #[test]

@@ -217,6 +217,25 @@ impl TrajectoryError {
         self
     }
 
+    /// The kind of failure, for a binding to choose its host's exception or error type, as
+    /// [`Error::class`](crate::Error::class): [`ErrorClass::Setup`](crate::ErrorClass::Setup)
+    /// when the tokenizer cannot be used for trajectories, else
+    /// [`ErrorClass::InvalidInput`](crate::ErrorClass::InvalidInput).
+    pub fn class(&self) -> crate::ErrorClass {
+        if self.is_invalid_input() {
+            crate::ErrorClass::InvalidInput
+        } else {
+            crate::ErrorClass::Setup
+        }
+    }
+
+    /// A stable machine-readable name: `"trajectory."` and the kind's
+    /// [`name`](TrajectoryErrorKind::name) (`"trajectory.missing_role"`), as
+    /// [`Error::code`](crate::Error::code) names core errors.
+    pub fn code(&self) -> String {
+        format!("trajectory.{}", self.kind.name())
+    }
+
     /// Whether the caller's input is at fault (vs. the tokenizer or the template setup). An
     /// explicit match: a new kind must be classified here.
     pub fn is_invalid_input(&self) -> bool {
@@ -262,4 +281,28 @@ pub type Result<T, E = TrajectoryError> = std::result::Result<T, E>;
 
 pub(crate) fn invalid(msg: impl Into<String>) -> TrajectoryError {
     TrajectoryError::new(TrajectoryErrorKind::InvalidInput(msg.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TrajectoryError, TrajectoryErrorKind as K};
+    use crate::ErrorClass;
+    use std::error::Error as _;
+
+    #[test]
+    fn class_and_code() {
+        let setup = TrajectoryError::new(K::Setup("no template".into()));
+        assert_eq!((setup.class(), setup.code().as_str()), (ErrorClass::Setup, "trajectory.setup"));
+        let bad = TrajectoryError::new(K::MissingRole);
+        assert_eq!((bad.class(), bad.code().as_str()), (ErrorClass::InvalidInput, "trajectory.missing_role"));
+    }
+
+    #[test]
+    fn the_cause_is_the_source() {
+        let core = crate::Error::InvalidArgument("x".into());
+        let e = TrajectoryError::new(K::Tokenize(core.to_string())).caused_by(core);
+        let source = e.source().expect("kept");
+        assert!(matches!(source.downcast_ref::<crate::Error>(), Some(crate::Error::InvalidArgument(_))));
+        assert!(e.cause().is_some() && TrajectoryError::new(K::MissingRole).source().is_none());
+    }
 }

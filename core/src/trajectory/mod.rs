@@ -290,16 +290,22 @@ impl Tokenizer {
 
     /// [`tokenize_trajectory_groups`](Self::tokenize_trajectory_groups) as a future on the
     /// scheduler, from JSON bytes (parsed there too). Dropping the future stops the histories
-    /// not yet started and resolves nothing; the future resolves to the per-group results.
+    /// not yet started and resolves nothing; the future resolves to the per-group results, or
+    /// to the [`TrajectoryError`] of the whole input (malformed JSON, a tokenizer without a
+    /// chat template); its own `Err` is [`Error::Cancelled`](crate::Error::Cancelled) (or a
+    /// caught panic).
     pub fn tokenize_trajectory_groups_async(
         &self,
         json: Vec<u8>,
         opts: TrajectoryOptions,
-    ) -> crate::TaskFuture<Vec<GroupResult>> {
+    ) -> crate::TaskFuture<Result<Vec<GroupResult>>> {
         self.spawn_cancellable(move |tok, cancel| {
-            let groups = parse_groups(&json)?;
-            let tt = TrajectoryTokenizer::new(tok, opts.chat_template.as_deref())?;
-            tt.tokenize_trajectory_groups_cancellable(&groups, &opts, cancel)
+            let prepared = parse_groups(&json)
+                .and_then(|groups| Ok((groups, TrajectoryTokenizer::new(tok, opts.chat_template.as_deref())?)));
+            match prepared {
+                Ok((groups, tt)) => tt.tokenize_trajectory_groups_cancellable(&groups, &opts, cancel).map(Ok),
+                Err(e) => Ok(Err(e)),
+            }
         })
     }
 }
