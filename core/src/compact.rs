@@ -35,10 +35,11 @@ use yieldtok_engine::Engine;
 use crate::encoding::Encoding;
 use crate::engine::own::{OwnEngine, OwnPiece};
 use crate::error::{Error, Result};
+use crate::job::FAST_PIECE_BYTES;
 use crate::job::{Budget, EncodeOptions, JobOutput, Output, Progress, MIN_SLICE_PIECE_BYTES};
 use crate::post::RangeShape;
 use crate::split::{added::AddedMatcher, CutRules, Planner, ZoneCursor};
-use crate::tokenizer::{Tokenizer, FAST_PIECE_BYTES};
+use crate::Tokenizer;
 
 const MAGIC: &[u8; 8] = b"YTKTOKZR";
 /// Bumped whenever the layout or the JSON part changes.

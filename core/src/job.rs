@@ -35,8 +35,8 @@ use web_time::{Duration, Instant};
 use crate::encoding::Encoding;
 use crate::engine::own::OwnPiece;
 use crate::error::{Error, Result};
+use crate::inner::Inner;
 use crate::split::{Mode, ZoneCursor};
-use crate::tokenizer::Inner;
 
 /// What a job produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +86,38 @@ impl Default for EncodeOptions {
 
 /// Default piece size: about a millisecond of work for the reference engine on one core.
 pub const DEFAULT_PIECE_BYTES: usize = 2048;
+
+/// Default piece size of jobs served by the fast or the own engine (~0.3 ms of their work).
+pub const FAST_PIECE_BYTES: usize = 32 * 1024;
+
+impl Inner {
+    /// Whether the fast engine serves pieces of a job with this output now (native, ready,
+    /// ids only, with the special-token frame the core adds itself).
+    pub(crate) fn fast_serves(&self, output: Output) -> bool {
+        cfg_if::cfg_if! {
+            if #[cfg(target_arch = "wasm32")] {
+                let _ = output;
+                false
+            } else {
+                output == Output::Ids && self.frame.is_some() && self.fast.ready().is_some()
+            }
+        }
+    }
+
+    /// The piece size a job uses when its options name none: [`DEFAULT_PIECE_BYTES`] (or the
+    /// tokenizer's own default, see [`Tokenizer::with_piece_bytes`](crate::Tokenizer::with_piece_bytes)) for the reference engine,
+    /// [`FAST_PIECE_BYTES`] for pieces the fast or the own engine serve (unless a default
+    /// other than [`DEFAULT_PIECE_BYTES`] was set).
+    pub(crate) fn piece_bytes_for(&self, output: Output) -> usize {
+        if self.fast_serves(output) {
+            return self.default_piece_bytes.max(FAST_PIECE_BYTES);
+        }
+        if self.own().is_some() && self.default_piece_bytes == DEFAULT_PIECE_BYTES {
+            return FAST_PIECE_BYTES;
+        }
+        self.default_piece_bytes
+    }
+}
 
 /// The result of a finished job.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,6 +34,7 @@ pub mod encoding;
 mod engine;
 pub mod error;
 pub mod future;
+mod inner;
 pub mod job;
 pub mod load;
 mod pipeline;
@@ -68,15 +69,15 @@ pub use encoding::Encoding;
 pub use engine::{max_id_holes, DEFAULT_MAX_ID_HOLES};
 pub use error::{catch, Error, ErrorClass, Result};
 pub use future::{EncodeFuture, JobHandle};
-pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress};
+#[cfg(not(target_arch = "wasm32"))]
+pub use inner::wait_for_engine_loads;
+pub use job::{Budget, EncodeJob, EncodeOptions, JobOutput, Output, Progress, FAST_PIECE_BYTES};
 pub use load::{max_file_bytes, DEFAULT_MAX_FILE_BYTES};
 pub use split::{CutRules, Family};
 pub use stream::DecodeStream;
 #[cfg(not(target_arch = "wasm32"))]
 pub use task::spawn_detached;
 pub use task::{spawn, CancelFlag, TaskFuture};
-#[cfg(not(target_arch = "wasm32"))]
-pub use tokenizer::wait_for_engine_loads;
-pub use tokenizer::{Input, Tokenizer, FAST_PIECE_BYTES, PARALLEL_MIN_BYTES};
+pub use tokenizer::{Input, Tokenizer, PARALLEL_MIN_BYTES};
 pub use tokenizers::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 pub use tokenizers::{AddedToken, PaddingDirection, PaddingParams, PaddingStrategy};

@@ -1,6 +1,7 @@
 //! [`Tokenizer`]: a loaded `tokenizers` tokenizer plus what yieldtok derives from it at load time
 //! (cut rules, added-token matcher, the special-token frame for ids-only results, the model
-//! folder's `tokenizer_config.json`), and the sync and async encode/decode API on top.
+//! folder's `tokenizer_config.json`), and the sync and async encode/decode API on top. What a
+//! tokenizer holds is [`Inner`](crate::inner::Inner) (`inner.rs`, which jobs read too).
 
 use std::sync::Arc;
 
@@ -10,6 +11,9 @@ use crate::config::TokenizerConfig;
 use crate::encoding::Encoding;
 use crate::engine::own::OwnEngine;
 use crate::error::{Error, Result};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::inner::start_fast_engine;
+use crate::inner::Inner;
 use crate::job::{EncodeJob, EncodeOptions, JobOutput, Output, DEFAULT_PIECE_BYTES};
 use crate::pipeline::SpecialFrame;
 use crate::split::{added::AddedMatcher, CutRules, Family, Mode, Planner};
@@ -20,215 +24,11 @@ const ENCODE_SPECIAL_REASON: &str = "encode_special_tokens is on: tokenizers enc
 /// Texts at least this long are encoded in parallel pieces by the sync API (native).
 pub const PARALLEL_MIN_BYTES: usize = 64 * 1024;
 
-pub(crate) struct Inner {
-    /// The reference tokenizer, with neither truncation nor padding: those are in `settings`.
-    pub(crate) tok: Arc<tokenizers::Tokenizer>,
-    /// Truncation and padding (see [`crate::post`]).
-    pub(crate) settings: crate::post::Settings,
-    /// Where the post-processor records a single text's sequence range, without and with
-    /// special tokens (see [`crate::post::RangeShape`]).
-    pub(crate) range_shape: [Option<crate::post::RangeShape>; 2],
-    pub(crate) config: Option<TokenizerConfig>,
-    pub(crate) planner: Planner,
-    pub(crate) frame: Option<SpecialFrame>,
-    pub(crate) default_piece_bytes: usize,
-    pub(crate) origin: Option<String>,
-    pub(crate) templates: crate::chat::TemplateCache,
-    pub(crate) fast: Arc<crate::engine::FastSlot>,
-    /// The own engine, verified at load, or why it does not serve.
-    pub(crate) own: std::result::Result<Arc<OwnEngine>, String>,
-    /// A weak handle on this `Inner`, so that a piece can queue the fast engine's build.
-    pub(crate) me: std::sync::Weak<Inner>,
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) scheduler: crate::Scheduler,
-}
-
-/// Default piece size of jobs served by the fast or the own engine (~0.3 ms of their work).
-pub const FAST_PIECE_BYTES: usize = 32 * 1024;
-
 /// Largest piece target the sync API's parallel path picks for the fast engine: a piece ends at
 /// the first safe cut at or after its target, and one of
 /// [`MAX_SERIAL_BYTES`](crate::engine::fast::MAX_SERIAL_BYTES) or more goes to the own engine.
 #[cfg(not(target_arch = "wasm32"))]
 const FAST_MAX_PIECE_TARGET: usize = 48 * 1024;
-
-impl Inner {
-    /// The fast ids-only engine's result for a piece, when one serves this tokenizer. A
-    /// continuation piece (llama2-style prepend removed) never goes to the fast engine, nor
-    /// does one of [`MAX_SERIAL_BYTES`](crate::engine::fast::MAX_SERIAL_BYTES) or more (that
-    /// could fan out over fastokens' own threads; the own engine serves it).
-    pub(crate) fn fast_ids(&self, piece: &str, mode: Mode) -> Option<Result<Vec<u32>>> {
-        cfg_if::cfg_if! {
-            if #[cfg(target_arch = "wasm32")] {
-                let _ = (piece, mode);
-                None
-            } else {
-                if mode == Mode::Continuation {
-                    return None;
-                }
-                match self.fast.ready() {
-                    Some(_) if piece.len() >= crate::engine::fast::MAX_SERIAL_BYTES => None,
-                    Some(f) => Some(f.encode_ids(piece).map_err(Error::tokenize_message)),
-                    None => {
-                        if !self.fast.here().started.load(std::sync::atomic::Ordering::Acquire) {
-                            if let Some(me) = self.me.upgrade() {
-                                start_fast_engine(&me);
-                            }
-                        }
-                        None
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether the fast engine serves pieces of a job with this output now (native, ready,
-    /// ids only, with the special-token frame the core adds itself).
-    pub(crate) fn fast_serves(&self, output: Output) -> bool {
-        cfg_if::cfg_if! {
-            if #[cfg(target_arch = "wasm32")] {
-                let _ = output;
-                false
-            } else {
-                output == Output::Ids && self.frame.is_some() && self.fast.ready().is_some()
-            }
-        }
-    }
-
-    /// The own engine, when it serves this tokenizer.
-    pub(crate) fn own(&self) -> Option<&OwnEngine> {
-        self.own.as_deref().ok()
-    }
-
-    /// The piece size a job uses when its options name none: [`DEFAULT_PIECE_BYTES`] (or the
-    /// tokenizer's own default, see [`Tokenizer::with_piece_bytes`]) for the reference engine,
-    /// [`FAST_PIECE_BYTES`] for pieces the fast or the own engine serve (unless a default
-    /// other than [`DEFAULT_PIECE_BYTES`] was set).
-    pub(crate) fn piece_bytes_for(&self, output: Output) -> usize {
-        if self.fast_serves(output) {
-            return self.default_piece_bytes.max(FAST_PIECE_BYTES);
-        }
-        if self.own().is_some() && self.default_piece_bytes == DEFAULT_PIECE_BYTES {
-            return FAST_PIECE_BYTES;
-        }
-        self.default_piece_bytes
-    }
-}
-
-/// Queue the fast engine's build for `inner` (native): on first ids-only use, not at load, so
-/// tokenizers that never do ids-only work never pay its load (3-4x the reference's). Builds
-/// run one at a time on a single loader thread per process; until one is ready the reference
-/// engine serves. The build serializes the loaded tokenizer back to JSON (no copy is kept),
-/// builds fastokens, and checks it against the reference on the self-check sample.
-#[cfg(not(target_arch = "wasm32"))]
-fn start_fast_engine(inner: &Arc<Inner>) {
-    use std::sync::atomic::Ordering;
-
-    let state = inner.fast.here();
-    if state.started.swap(true, Ordering::AcqRel) {
-        return;
-    }
-    if crate::engine::selected() != crate::engine::Selected::All {
-        let _ = state.engine.set(Err("disabled by YIELDTOK_ENGINE".into()));
-        return;
-    }
-    if inner.own().is_some_and(|own| !own.byte_level()) {
-        // Measured (issue 13, crates/yieldtok-engine/DESIGN.md "Performance"): on the models
-        // that are not byte-level BPE (gemma3, llama2: SentencePiece-style BPE) the own engine
-        // is faster than fastokens, continuation pieces included, so it keeps serving ids.
-        let _ = state.engine.set(Err("the yieldtok engine serves ids: faster than fastokens on this model".into()));
-        return;
-    }
-    let loader = Loader::here();
-    loader.begin();
-    let sent = loader.queue.lock().unwrap_or_else(|e| e.into_inner()).send(inner.clone());
-    if sent.is_err() {
-        let _ = state.engine.set(Err("the engine loader thread is not running".into()));
-        loader.end();
-    }
-}
-
-/// This process's engine loader: its thread's queue and the count of builds queued or running
-/// on it (per process: a forked child starts its own thread, see [`crate::fork`]).
-#[cfg(not(target_arch = "wasm32"))]
-struct Loader {
-    queue: std::sync::Mutex<std::sync::mpsc::Sender<Arc<Inner>>>,
-    pending: std::sync::Mutex<usize>,
-    idle: std::sync::Condvar,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-static LOADER: crate::fork::PerProcess<Loader> = crate::fork::PerProcess::new();
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Loader {
-    fn here() -> &'static Loader {
-        LOADER.get_or_init(|_| Loader::start())
-    }
-
-    fn start() -> Loader {
-        let (tx, rx) = std::sync::mpsc::channel::<Arc<Inner>>();
-        let spawned = std::thread::Builder::new().name("yieldtok-engine-load".into()).spawn(move || {
-            // Items arrive only once this loader is published (they are sent through it).
-            for inner in rx {
-                let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build_fast_engine(&inner)))
-                    .unwrap_or_else(|_| Err("fast engine panicked while loading".into()));
-                let who = inner.origin.as_deref().unwrap_or("tokenizer");
-                match &built {
-                    Ok(_) => log::info!("yieldtok: fast engine (fastokens) serves ids-only work for {who}"),
-                    Err(why) => log::info!("yieldtok: reference engine only for {who}: {why}"),
-                }
-                let _ = inner.fast.here().engine.set(built.map(Arc::new));
-                Loader::here().end();
-            }
-        });
-        if let Err(e) = spawned {
-            log::warn!("yieldtok: cannot start the engine loader thread: {e}");
-        }
-        Loader { queue: std::sync::Mutex::new(tx), pending: std::sync::Mutex::new(0), idle: std::sync::Condvar::new() }
-    }
-
-    fn begin(&self) {
-        *self.pending.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-    }
-
-    fn end(&self) {
-        let mut n = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        *n = n.saturating_sub(1);
-        if *n == 0 {
-            self.idle.notify_all();
-        }
-    }
-}
-
-/// Block until no fast-engine build is queued or running in this process (native). Builds
-/// start in the background on a tokenizer's first ids-only use; tests and benchmarks that
-/// measure CPU call this first so a build does not count as their work.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn wait_for_engine_loads() {
-    let Some(loader) = LOADER.get() else { return };
-    let mut n = loader.pending.lock().unwrap_or_else(|e| e.into_inner());
-    while *n > 0 {
-        n = loader.idle.wait(n).unwrap_or_else(|e| e.into_inner());
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn build_fast_engine(inner: &Inner) -> Result<crate::engine::fast::FastEngine, String> {
-    // Before serializing: a sparse vocabulary would make that (and fastokens) allocate by id.
-    crate::engine::check_id_range(inner.tok.get_vocab(true).into_values(), "vocabulary and added tokens")?;
-    let json = inner.tok.to_string(false).map_err(|e| e.to_string())?;
-    let engine = crate::engine::fast::FastEngine::from_json(&json)?;
-    drop(json);
-    let sample = crate::split::selfcheck::sample(&inner.tok);
-    for text in [sample.as_str(), "", " ", "a"] {
-        let want = inner.tok.encode(text, false).map_err(|e| e.to_string())?;
-        if engine.encode_ids(text)? != want.get_ids() {
-            return Err("fast engine gave different ids on the self-check sample".to_string());
-        }
-    }
-    Ok(engine)
-}
 
 /// Parse `json` with `tokenizers` (one pass, see [`crate::load::reference`]) and build the own
 /// engine from it: concurrently on native targets (load time is about the longer of the two, not

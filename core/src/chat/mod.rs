@@ -10,8 +10,7 @@ mod call;
 
 pub use call::{ChatBatch, ChatCall, ChatReturn, ContinueFinalMessage};
 
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use crate::chat_template::{assistant_mask, resolve_chat_template_arg, ChatRequest, ChatTemplate, Rendered};
 use crate::error::{Error, Result};
@@ -36,13 +35,6 @@ pub struct ChatOutput {
     pub ids: Option<Vec<u32>>,
     pub assistant_mask: Option<Vec<u32>>,
 }
-
-/// Compiled templates of one tokenizer, by source text. Never waits for its lock: a template
-/// is compiled outside it, and when the lock is taken (a writer this instant, or — in a forked
-/// child — a thread of the parent that held it at the fork and never will release it) the
-/// template is compiled again instead of waiting.
-#[derive(Default)]
-pub(crate) struct TemplateCache(RwLock<HashMap<String, Arc<ChatTemplate>>>);
 
 impl Tokenizer {
     /// The compiled template that `chat_template` (a name, a source, or `None`) selects.
