@@ -178,7 +178,7 @@ impl Future for BatchFuture {
         };
         match (out, &me.pad) {
             (Poll::Ready(Ok(mut outs)), Some(pad)) => {
-                crate::post::pad_outputs(&mut outs, pad);
+                crate::job::pad_outputs(&mut outs, pad);
                 Poll::Ready(Ok(outs))
             }
             (out, _) => out,

@@ -73,7 +73,7 @@ impl Tokenizer {
         let (prefix, suffix, content_type) =
             own.direct_frame().ok_or_else(|| none("its post-processor does more than add fixed special tokens"))?;
         let engine = own.engine().to_bytes().map_err(|e| none(&e.to_string()))?;
-        let sample = crate::split::selfcheck::sample(&inner.tok);
+        let sample = crate::selfcheck::sample(&inner.tok);
         let mut results = Vec::new();
         for add in [false, true] {
             let want = Encoding::from(inner.tok.encode(sample.as_str(), add).map_err(Error::tokenize)?);

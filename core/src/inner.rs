@@ -178,7 +178,7 @@ fn build_fast_engine(inner: &Inner) -> Result<crate::engine::fast::FastEngine, S
     let json = inner.tok.to_string(false).map_err(|e| e.to_string())?;
     let engine = crate::engine::fast::FastEngine::from_json(&json)?;
     drop(json);
-    let sample = crate::split::selfcheck::sample(&inner.tok);
+    let sample = crate::selfcheck::sample(&inner.tok);
     for text in [sample.as_str(), "", " ", "a"] {
         let want = inner.tok.encode(text, false).map_err(|e| e.to_string())?;
         if engine.encode_ids(text)? != want.get_ids() {

@@ -119,6 +119,20 @@ impl Inner {
     }
 }
 
+/// [`pad_batch`](crate::post::pad_batch) over job outputs (all full or all ids-only, as one batch's options make them).
+pub(crate) fn pad_outputs(outs: &mut [JobOutput], params: &tokenizers::PaddingParams) {
+    use crate::post::{pad_ids, pad_target};
+    let longest = outs.iter().map(|o| o.ids().len()).max().unwrap_or(0);
+    let target = pad_target(params, longest);
+    let left = matches!(params.direction, tokenizers::PaddingDirection::Left);
+    for o in outs {
+        match o {
+            JobOutput::Full(e) => e.pad(target, params.pad_id, params.pad_type_id, left),
+            JobOutput::Ids(v) => pad_ids(v, target, params),
+        }
+    }
+}
+
 /// The result of a finished job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobOutput {

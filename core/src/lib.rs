@@ -25,6 +25,7 @@
 //! tokenization and packing, ART-exact), [`error`].
 
 pub mod batch;
+mod cancel;
 mod chat;
 pub mod compact;
 /// The chat-template engine: the [`yieldtok_chat`] crate, re-exported under its old path.
@@ -32,6 +33,7 @@ pub use yieldtok_chat as chat_template;
 pub mod config;
 pub mod encoding;
 mod engine;
+mod env;
 pub mod error;
 pub mod future;
 mod inner;
@@ -39,6 +41,8 @@ pub mod job;
 pub mod load;
 mod pipeline;
 pub mod post;
+mod reference;
+mod selfcheck;
 pub mod split;
 pub mod stream;
 pub mod task;
@@ -61,6 +65,7 @@ cfg_if::cfg_if! {
 }
 
 pub use batch::{BatchFuture, BatchHandle};
+pub use cancel::CancelFlag;
 pub use chat::{ChatBatch, ChatCall, ChatOptions, ChatOutput, ChatReturn, ContinueFinalMessage};
 pub use chat_template::{ChatRequest, ChatTemplate, ChatTemplateError, Rendered, TemplateSource};
 pub use compact::{CompactJob, CompactLoad, CompactTokenizer};
@@ -77,7 +82,7 @@ pub use split::{CutRules, Family};
 pub use stream::DecodeStream;
 #[cfg(not(target_arch = "wasm32"))]
 pub use task::spawn_detached;
-pub use task::{spawn, CancelFlag, TaskFuture};
+pub use task::{spawn, TaskFuture};
 pub use tokenizer::{Input, Tokenizer, PARALLEL_MIN_BYTES};
 pub use tokenizers::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 pub use tokenizers::{AddedToken, PaddingDirection, PaddingParams, PaddingStrategy};

@@ -4,9 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-pub(crate) mod reference;
 #[doc(hidden)]
-pub use reference::compare_paths;
+pub use crate::reference::compare_paths;
 
 use crate::chat_template::TemplateSource;
 use crate::config::TokenizerConfig;
@@ -22,13 +21,7 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 512 << 20;
 /// [`DEFAULT_MAX_FILE_BYTES`]. A larger file — or an endless one, such as `/dev/zero` or a pipe
 /// that never closes — is refused with [`Error::FileTooLarge`] after at most this many bytes.
 pub fn max_file_bytes() -> u64 {
-    env_limit("YIELDTOK_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)
-}
-
-/// A limit set by the environment variable `name` (a whole number, read at each call), or
-/// `default` when it is unset or not a number.
-pub(crate) fn env_limit(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(default)
+    crate::env::env_limit("YIELDTOK_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {

@@ -128,7 +128,7 @@ pub(crate) fn finish(
 }
 
 /// The length `pad_encodings` pads `lengths` to (`None`: no padding).
-fn pad_target(params: &PaddingParams, longest: usize) -> usize {
+pub(crate) fn pad_target(params: &PaddingParams, longest: usize) -> usize {
     let mut n = match params.strategy {
         PaddingStrategy::Fixed(n) => n,
         PaddingStrategy::BatchLongest => longest,
@@ -155,20 +155,6 @@ pub(crate) fn pad_batch(encodings: &mut [Encoding], params: &PaddingParams) {
     }
 }
 
-/// [`pad_batch`] over job outputs (all full or all ids-only, as one batch's options make them).
-pub(crate) fn pad_outputs(outs: &mut [crate::JobOutput], params: &PaddingParams) {
-    use crate::JobOutput;
-    let longest = outs.iter().map(|o| o.ids().len()).max().unwrap_or(0);
-    let target = pad_target(params, longest);
-    let left = matches!(params.direction, PaddingDirection::Left);
-    for o in outs {
-        match o {
-            JobOutput::Full(e) => e.pad(target, params.pad_id, params.pad_type_id, left),
-            JobOutput::Ids(v) => pad_ids(v, target, params),
-        }
-    }
-}
-
 /// [`pad_batch`] for ids-only results.
 pub(crate) fn pad_batch_ids(ids: &mut [Vec<u32>], params: &PaddingParams) {
     let longest = ids.iter().map(Vec::len).max().unwrap_or(0);
@@ -178,7 +164,7 @@ pub(crate) fn pad_batch_ids(ids: &mut [Vec<u32>], params: &PaddingParams) {
     }
 }
 
-fn pad_ids(v: &mut Vec<u32>, target: usize, params: &PaddingParams) {
+pub(crate) fn pad_ids(v: &mut Vec<u32>, target: usize, params: &PaddingParams) {
     if v.len() >= target {
         return;
     }

@@ -15,34 +15,13 @@
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
+pub use crate::cancel::CancelFlag;
 use crate::error::{Error, Result};
 
 type Work<T> = Box<dyn FnOnce() -> Result<T> + Send>;
-
-/// A cancellation flag shared between a task and whoever may cancel it (its future's drop, a
-/// host's abort signal). Cheap to clone.
-#[derive(Clone, Debug, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
-
-impl CancelFlag {
-    pub fn new() -> Self {
-        Self::default()
-    }
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::Release);
-    }
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Acquire)
-    }
-    /// The flag itself, for the own engine's in-piece checks.
-    pub(crate) fn as_atomic(&self) -> &AtomicBool {
-        &self.0
-    }
-}
 
 struct Slot<T> {
     result: Mutex<Option<Result<T>>>,

@@ -45,7 +45,7 @@ fn parse_both(
             let own = std::thread::Builder::new()
                 .name("yieldtok-engine-build".into())
                 .spawn_scoped(s, || crate::engine::own::build(json));
-            let parsed = crate::load::reference::parse(json);
+            let parsed = crate::reference::parse(json);
             let own = match own {
                 Ok(handle) => {
                     handle.join().unwrap_or_else(|_| Err("the yieldtok engine panicked while loading".into()))
@@ -57,7 +57,7 @@ fn parse_both(
     }
     #[cfg(target_arch = "wasm32")]
     {
-        (crate::load::reference::parse(json), crate::engine::own::build(json))
+        (crate::reference::parse(json), crate::engine::own::build(json))
     }
 }
 
@@ -239,8 +239,8 @@ impl Tokenizer {
         }
         let mut planner = Planner { rules, added };
         if planner.rules.is_chunked() {
-            let sample = crate::split::selfcheck::sample(&tok);
-            if let Err(why) = crate::split::self_check(&tok, &planner, &sample) {
+            let sample = crate::selfcheck::sample(&tok);
+            if let Err(why) = crate::selfcheck::self_check(&tok, &planner, &sample) {
                 log::warn!(
                     "yieldtok: chunking disabled for {}: self-check failed: {why}",
                     origin.as_deref().unwrap_or("tokenizer")
@@ -687,7 +687,7 @@ impl Tokenizer {
 
     fn pad_outputs(&self, outs: &mut [JobOutput], opts: &EncodeOptions) {
         if let (true, Some(pad)) = (opts.truncate_and_pad, &self.inner.settings.padding) {
-            crate::post::pad_outputs(outs, pad);
+            crate::job::pad_outputs(outs, pad);
         }
     }
 

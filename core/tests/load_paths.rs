@@ -1,4 +1,4 @@
-//! The one-pass load of the reference tokenizer (`yieldtok::load::reference`) against
+//! The one-pass load of the reference tokenizer (`core/src/reference.rs`) against
 //! `tokenizers`' own parse: the same tokenizer (its whole serialization: vocabulary, merges,
 //! added tokens and their ids, normalizer, pre-tokenizer, post-processor, decoder, truncation,
 //! padding) and the same view for the chunking classifier, on every fixture and on small files

@@ -129,7 +129,7 @@ pub const DEFAULT_MAX_ID_HOLES: u64 = 1 << 20;
 /// The limit on unused ids below a vocabulary's largest id: `YIELDTOK_MAX_ID_HOLES` (read at
 /// each check) or [`DEFAULT_MAX_ID_HOLES`].
 pub fn max_id_holes() -> u64 {
-    crate::load::env_limit("YIELDTOK_MAX_ID_HOLES", DEFAULT_MAX_ID_HOLES)
+    crate::env::env_limit("YIELDTOK_MAX_ID_HOLES", DEFAULT_MAX_ID_HOLES)
 }
 
 /// The id-range limit for what sizes a table by the largest id: the ids of `vocab` may leave

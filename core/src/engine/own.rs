@@ -104,7 +104,7 @@ impl OwnEngine {
         planner: &Planner,
         range_shape: &[Option<RangeShape>; 2],
     ) -> std::result::Result<Self, String> {
-        let sample = crate::split::selfcheck::sample(tok);
+        let sample = crate::selfcheck::sample(tok);
         let mut own = OwnEngine { engine, post: Post::PostProcess };
         let mut plans: Vec<(&str, usize, Vec<OwnPiece>)> = Vec::new();
         for text in ["", " ", "a", "\n\n", " Hello"] {

@@ -21,15 +21,13 @@
 //!   piece that starts neither at offset 0 nor right after an added token is encoded with the
 //!   prepend step removed, and such a piece never contains an added token.
 //! * Anything else: no cut (the whole text is one piece) — slower to yield, never wrong. A
-//!   load-time self-check encodes a built-in adversarial sample whole and cut at every
-//!   candidate; a mismatch also disables cutting.
+//!   load-time self-check (`crate::selfcheck`) encodes a built-in adversarial sample whole and
+//!   cut at every candidate; a mismatch also disables cutting.
 
 pub(crate) mod added;
 pub(crate) mod classify;
 mod plan;
-pub(crate) mod selfcheck;
 
 pub use classify::{CutRules, Family};
 pub use plan::ZoneCursor;
 pub(crate) use plan::{Mode, Next, Planner};
-pub(crate) use selfcheck::self_check;

@@ -2,9 +2,11 @@
 //! (whitespace runs, CRLF, digits, combining marks, emoji sequences, CJK, code, the
 //! tokenizer's own added tokens next to spaces and newlines) is encoded whole and cut at
 //! *every* candidate the rules allow; any difference in ids or offsets disables cutting for the
-//! tokenizer. Cheap insurance behind the proven rules, run once per load (a few ms).
+//! tokenizer. Cheap insurance behind the proven rules, run once per load (a few ms). A module
+//! above both `split` (the rules) and `pipeline` (which encodes the pieces it checks), so that
+//! `split` never imports the pipeline.
 
-use super::plan::{Planner, ZoneCursor};
+use crate::split::{Planner, ZoneCursor};
 
 /// Text fragments the sample is made of.
 const FRAGMENTS: &[&str] = &[
@@ -69,7 +71,7 @@ pub(crate) fn self_check(tok: &tokenizers::Tokenizer, planner: &Planner, text: &
     let mut cur = ZoneCursor::default();
     let mut start = 0;
     while start < text.len() {
-        let super::Next { end, mode, joins_word } = planner.next(text, start, 1, &mut cur);
+        let crate::split::Next { end, mode, joins_word } = planner.next(text, start, 1, &mut cur);
         let enc = crate::pipeline::encode_piece(tok, planner.rules.continuation.as_ref(), text, start..end, mode, true)
             .map_err(|e| format!("piece encode failed: {e}"))?;
         pieces.push(crate::pipeline::RefPiece { joins_word, ..enc });
