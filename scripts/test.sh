@@ -15,6 +15,9 @@ step "rust: format gate (cargo fmt --all --check, rustfmt.toml)"
 rustup component add rustfmt >/dev/null 2>&1 || true
 cargo fmt --all --check
 
+step "rust: module circles gate (scripts/check-module-cycles.py; the edges still allowed are listed in it)"
+python3 scripts/check-module-cycles.py
+
 step "rust: lint gate (cargo clippy --workspace --all-targets -D warnings, [workspace.lints])"
 rustup component add clippy >/dev/null 2>&1 || true
 cargo clippy --workspace --all-targets --quiet -- -D warnings
