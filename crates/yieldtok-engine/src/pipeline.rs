@@ -78,6 +78,8 @@ struct Scratch {
     pieces: Vec<Piece>,
     inner: Vec<Piece>,
     ranges: Vec<(u32, u32)>,
+    /// The pre-token ends of a scanner ([`PreTokenizer::scan_ends`]).
+    ends: Vec<u32>,
     cut: CutScratch,
     syms: Vec<(u32, u32)>,
     tokens: Vec<Token>,
@@ -359,6 +361,17 @@ impl Pipeline {
                         self.metaspace_part(seg, start, end, map, continuation && start == 0, opts, s, sink, word)?;
                 }
                 Piece::Text { start, end } => {
+                    // A scanner's ends go to the BPE word loop as they are (no ranges built).
+                    if let Model::Bpe(bpe) = &self.model {
+                        if !bpe.has_cuts() {
+                            s.ends.clear();
+                            if self.pre.scan_ends(&seg[start as usize..end as usize], &mut s.ends) {
+                                word = self
+                                    .words_ends(bpe, seg, start, &s.ends, map, cache, &mut s.bpe, opts, sink, word)?;
+                                continue;
+                            }
+                        }
+                    }
                     s.ranges.clear();
                     self.pre.cut(&seg[start as usize..end as usize], start, &mut s.cut, &mut s.ranges, opts.cancel)?;
                     word = match &self.model {
@@ -510,6 +523,50 @@ impl Pipeline {
         Ok(word)
     }
 
+    /// [`Self::words`] of a BPE without sub-word cuts, over a scanner's pre-tokens: `ends`
+    /// relative to `base` (the first pre-token starts there, each next one where the previous
+    /// ended). Returns the next word.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn words_ends<S: Sink, M: OffsetMap>(
+        &self,
+        bpe: &Bpe,
+        seg: &str,
+        base: u32,
+        ends: &[u32],
+        map: &M,
+        cache: &mut WordCache,
+        scratch: &mut BpeScratch,
+        opts: &PieceOptions<'_>,
+        sink: &mut S,
+        mut word: u32,
+    ) -> Result<u32, EncodeError> {
+        let bytes = seg.as_bytes();
+        let mut start = base;
+        for (k, chunk) in ends.chunks(CANCEL_EVERY_WORDS).enumerate() {
+            if k > 0 && cancelled(opts) {
+                return Err(EncodeError::Cancelled);
+            }
+            let mut at = 0;
+            while at < chunk.len() {
+                let done = one_token_ends(cache, bytes, base, start, &chunk[at..], map, sink, word);
+                if done > 0 {
+                    start = base + chunk[at + done - 1];
+                }
+                at += done;
+                word += done as u32;
+                if let Some(&e) = chunk.get(at) {
+                    let end = base + e;
+                    self.one(bpe, seg, start, end, map, cache, scratch, opts, sink, word)?;
+                    start = end;
+                    at += 1;
+                    word += 1;
+                }
+            }
+        }
+        Ok(word)
+    }
+
     /// One (sub-)word `seg[rs..re]` of word `word`: a one-byte ByteLevel word by table, others
     /// through the word cache, misses through the model.
     #[inline(always)]
@@ -574,6 +631,31 @@ fn one_token_words<S: Sink, M: OffsetMap>(
         sink.push(id, a, b, word + k as u32);
     }
     ranges.len()
+}
+
+/// [`one_token_words`] over pre-token ends (relative to `base`; the first pre-token starts at
+/// `start`): the leading words that the cache holds as one token each, pushed; returns how many.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn one_token_ends<S: Sink, M: OffsetMap>(
+    cache: &WordCache,
+    bytes: &[u8],
+    base: u32,
+    start: u32,
+    ends: &[u32],
+    map: &M,
+    sink: &mut S,
+    word: u32,
+) -> usize {
+    let mut rs = start;
+    for (k, &e) in ends.iter().enumerate() {
+        let re = base + e;
+        let Some(id) = cache.one_at(bytes, rs as usize, re as usize) else { return k };
+        let (a, b) = if S::OFFSETS { map.map(rs, re) } else { (0, 0) };
+        sink.push(id, a, b, word + k as u32);
+        rs = re;
+    }
+    ends.len()
 }
 
 /// From a byte range of a (normalized) segment to byte offsets in the encoded text.

@@ -90,6 +90,24 @@ pub struct CutScratch {
 const CANCEL_EVERY_PIECES: usize = 1024;
 
 impl PreTokenizer {
+    /// When a hand-written scanner is the whole pre-tokenizer: the end offsets (in `text`) of
+    /// the pre-tokens of `text` appended to `ends` (they tile it: [`scan::Scanner::scan`]),
+    /// and `true`. `false` (nothing appended) when the pre-tokenizer is something else; then
+    /// [`cut`](Self::cut) gives its ranges. The word loop reads these ends directly: no
+    /// ranges are built.
+    #[inline]
+    pub fn scan_ends(&self, text: &str, ends: &mut Vec<u32>) -> bool {
+        match (&self.other, &self.scanner) {
+            (None, Some(scanner)) => {
+                if !text.is_empty() {
+                    scanner.scan(text, ends);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Append the pre-tokens of `text` (at byte `base` of the encoded text) to `out` as
     /// absolute byte ranges.
     pub fn cut(
