@@ -51,6 +51,29 @@ impl EncData {
         tok: yieldtok::Tokenizer,
     ) -> Arc<Self> {
         let chars = pair.is_some();
+        Self::with_chars(enc, text, pair, chars, tok)
+    }
+
+    /// The encoding of one batch input (a text, a pair, or pre-tokenized words): pairs and
+    /// pre-tokenized input have char offsets from the core already (per sequence, per word).
+    pub fn of_input(enc: yieldtok::Encoding, input: &yieldtok::Input, tok: yieldtok::Tokenizer) -> Arc<Self> {
+        use yieldtok::Input;
+        let joined = |w: &[Arc<str>]| -> Arc<str> { Arc::from(w.iter().map(|w| &**w).collect::<Vec<_>>().join(" ")) };
+        match input {
+            Input::Single(t) => Self::with_chars(enc, t.clone(), None, false, tok),
+            Input::Pair(a, b) => Self::with_chars(enc, a.clone(), Some(b.clone()), true, tok),
+            Input::Words(w) => Self::with_chars(enc, joined(w), None, true, tok),
+            Input::WordsPair(a, b) => Self::with_chars(enc, joined(a), Some(joined(b)), true, tok),
+        }
+    }
+
+    fn with_chars(
+        enc: yieldtok::Encoding,
+        text: Arc<str>,
+        pair: Option<Arc<str>>,
+        chars: bool,
+        tok: yieldtok::Tokenizer,
+    ) -> Arc<Self> {
         Arc::new(EncData {
             enc,
             text,
@@ -294,7 +317,8 @@ impl Encoding {
         view(py, co, ptr, vec![n, 2], I64)
     }
 
-    /// The text that was encoded (a pair's first text).
+    /// The text that was encoded (a pair's first text; for pre-tokenized input its words
+    /// joined by single spaces, while offsets are into each word, as ``tokenizers``').
     #[getter]
     fn text(&self) -> &str {
         &self.d.text
@@ -311,7 +335,9 @@ impl Encoding {
         let d = &self.d;
         Ok(d.overflowing(py)?
             .iter()
-            .map(|o| Encoding { d: EncData::with_pair(o.clone(), d.text.clone(), d.pair.clone(), d.tok.clone()) })
+            .map(|o| Encoding {
+                d: EncData::with_chars(o.clone(), d.text.clone(), d.pair.clone(), d.chars, d.tok.clone()),
+            })
             .collect())
     }
 

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyNotImplementedError, PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 
@@ -88,14 +88,67 @@ fn ids_batch_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u32>>> {
     obj.try_iter()?.map(|item| ids_arg(&item?)).collect()
 }
 
-/// `is_pretokenized=True` is not implemented yet: a clear `NotImplementedError`.
-fn no_pretokenized(is_pretokenized: bool) -> PyResult<()> {
-    if is_pretokenized {
-        return Err(PyNotImplementedError::new_err(
-            "is_pretokenized=True is not supported by yieldtok yet: pass the text itself (str), or a (str, str) pair",
-        ));
+const PRETOKENIZED_SEQUENCE: &str = "PreTokenizedInputSequence must be Union[List[str], Tuple[str]]";
+
+/// A pre-tokenized sequence (`tokenizers`' `PreTokenizedInputSequence`): a `list` or `tuple`
+/// of `str`, or a 1-D numpy array of them; `None` when `obj` is none of these (the caller
+/// raises `tokenizers`' `TypeError`). A lone surrogate in a word is a `TokenizerValueError`.
+fn words_of(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Arc<[Arc<str>]>>> {
+    let items = if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        obj.clone()
+    } else if obj.hasattr("dtype")? && obj.hasattr("tolist")? && obj.getattr("ndim")?.extract::<usize>().ok() == Some(1)
+    {
+        obj.call_method0("tolist")?
+    } else {
+        return Ok(None);
+    };
+    let mut words = Vec::with_capacity(items.len()?);
+    for (i, w) in items.try_iter()?.enumerate() {
+        let w = w?;
+        if !w.is_instance_of::<PyString>() {
+            return Ok(None);
+        }
+        words.push(text_arg(&w, &format!("{what}[{i}]"))?);
     }
-    Ok(())
+    Ok(Some(words.into()))
+}
+
+fn words_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Arc<[Arc<str>]>> {
+    words_of(obj, what)?.ok_or_else(|| PyTypeError::new_err(PRETOKENIZED_SEQUENCE))
+}
+
+/// `encode`'s sequence and pair as one batch input: texts, or with `is_pretokenized` words
+/// (`None` for a plain text without a pair, which the caller encodes itself).
+fn encode_input(
+    sequence: &Bound<'_, PyAny>,
+    pair: Option<&Bound<'_, PyAny>>,
+    is_pretokenized: bool,
+) -> PyResult<Option<yieldtok::Input>> {
+    let pair = pair.filter(|p| !p.is_none());
+    if is_pretokenized {
+        let first = words_arg(sequence, "sequence")?;
+        return Ok(Some(match pair {
+            None => yieldtok::Input::Words(first),
+            Some(p) => yieldtok::Input::WordsPair(first, words_arg(p, "pair")?),
+        }));
+    }
+    if pair.is_none() {
+        // A plain text: the caller converts it (off the loop when it is large).
+        return Ok(None);
+    }
+    let text = text_arg(sequence, "sequence")?;
+    Ok(pair_arg(pair)?.map(|second| yieldtok::Input::Pair(text, second)))
+}
+
+/// Bytes of text an input holds.
+fn input_bytes(input: &yieldtok::Input) -> usize {
+    let words = |w: &[Arc<str>]| w.iter().map(|w| w.len()).sum::<usize>();
+    match input {
+        yieldtok::Input::Single(t) => t.len(),
+        yieldtok::Input::Pair(a, b) => a.len() + b.len(),
+        yieldtok::Input::Words(w) => words(w),
+        yieldtok::Input::WordsPair(a, b) => words(a) + words(b),
+    }
 }
 
 /// `encode`'s `pair` argument: `None` or a `str` (a bool is refused like `tokenizers` does:
@@ -112,8 +165,10 @@ fn pair_arg(pair: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<str>>> {
 }
 
 /// `encode_batch`'s input: each item a `str` or a pair of `str` (tuple or list of two), as
-/// `tokenizers`' `TextEncodeInput`. Also says whether any item is a pair.
-fn inputs_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<yieldtok::Input>, bool)> {
+/// `tokenizers`' `TextEncodeInput`; with `is_pretokenized`, a pre-tokenized sequence or a pair
+/// of them, as its `PreTokenizedEncodeInput` (a sequence is tried first, so `["a", "b"]` is
+/// two words and `[["a"], ["b"]]` a pair). Also says whether any item is more than a text.
+fn inputs_arg(obj: &Bound<'_, PyAny>, is_pretokenized: bool) -> PyResult<(Vec<yieldtok::Input>, bool)> {
     if obj.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err("input must be a list of str or (str, str) pairs, not a str"));
     }
@@ -121,7 +176,20 @@ fn inputs_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<yieldtok::Input>, bool)> 
     let mut pairs = false;
     for (i, item) in obj.try_iter()?.enumerate() {
         let item = item?;
-        if item.is_instance_of::<PyString>() {
+        if is_pretokenized {
+            if let Some(words) = words_of(&item, &format!("input[{i}]"))? {
+                out.push(yieldtok::Input::Words(words));
+            } else if (item.is_instance_of::<PyTuple>() || item.is_instance_of::<PyList>()) && item.len()? == 2 {
+                let a = words_arg(&item.get_item(0)?, &format!("input[{i}][0]"))?;
+                let b = words_arg(&item.get_item(1)?, &format!("input[{i}][1]"))?;
+                out.push(yieldtok::Input::WordsPair(a, b));
+            } else {
+                return Err(PyTypeError::new_err(format!(
+                    "input[{i}]: PreTokenizedEncodeInput must be Union[PreTokenizedInputSequence, Tuple[PreTokenizedInputSequence, PreTokenizedInputSequence]]"
+                )));
+            }
+            pairs = true;
+        } else if item.is_instance_of::<PyString>() {
             out.push(yieldtok::Input::Single(text_arg(&item, &format!("texts[{i}]"))?));
         } else if (item.is_instance_of::<PyTuple>() || item.is_instance_of::<PyList>()) && item.len()? == 2 {
             let a = text_arg(&item.get_item(0)?, &format!("texts[{i}][0]"))?;
@@ -137,10 +205,10 @@ fn inputs_arg(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<yieldtok::Input>, bool)> 
     Ok((out, pairs))
 }
 
-fn input_texts(input: &yieldtok::Input) -> (Arc<str>, Option<Arc<str>>) {
+fn single_text(input: &yieldtok::Input) -> Arc<str> {
     match input {
-        yieldtok::Input::Single(t) => (t.clone(), None),
-        yieldtok::Input::Pair(a, b) => (a.clone(), Some(b.clone())),
+        yieldtok::Input::Single(t) => t.clone(),
+        _ => unreachable!("only called on batches of plain texts"),
     }
 }
 
@@ -730,21 +798,21 @@ impl Tokenizer {
         is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<Encoding> {
-        no_pretokenized(is_pretokenized)?;
-        let text = text_arg(sequence, "sequence")?;
-        if let Some(second) = pair_arg(pair)? {
-            let (a, b) = (text.clone(), second.clone());
-            // Offsets in chars per sequence, converted by the core before post-processing.
+        if let Some(input) = encode_input(sequence, pair, is_pretokenized)? {
+            // Offsets in chars per sequence (per word), converted by the core before
+            // post-processing.
             let opts = EncodeOptions { add_special_tokens, char_offsets: true, ..Default::default() };
-            let enc = if a.len() + b.len() >= DETACH_BYTES {
-                interruptible_core(py, &self.tok(), move |tok, cancel| {
-                    tok.encode_pair_with_cancel(&a, &b, &opts, cancel)
-                })?
+            let tok = self.tok();
+            let enc = if input_bytes(&input) >= DETACH_BYTES {
+                let i = input.clone();
+                interruptible_core(py, &tok, move |tok, cancel| tok.encode_input_with_cancel(&i, &opts, cancel))?
             } else {
-                guard(|| self.tok().encode_pair_with_cancel(&a, &b, &opts, &yieldtok::CancelFlag::new()))?
+                guard(|| tok.encode_input_with_cancel(&input, &opts, &yieldtok::CancelFlag::new()))?
             };
-            return Ok(Encoding { d: EncData::with_pair(enc, text, Some(second), self.tok()) });
+            let enc = enc.into_encoding().expect("full output requested");
+            return Ok(Encoding { d: EncData::of_input(enc, &input, tok) });
         }
+        let text = text_arg(sequence, "sequence")?;
         // Right truncation stops early (the core's `with_overflowing(false)`); the overflowing
         // parts are computed only if `Encoding.overflowing` is read (`EncData::deferred`).
         let whole = self.tok();
@@ -804,8 +872,7 @@ impl Tokenizer {
         is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<BatchEncoding> {
-        no_pretokenized(is_pretokenized)?;
-        let (inputs, has_pairs) = inputs_arg(input)?;
+        let (inputs, has_pairs) = inputs_arg(input, is_pretokenized)?;
         if has_pairs {
             let inputs = Arc::new(inputs);
             let (i, opts) =
@@ -815,7 +882,7 @@ impl Tokenizer {
             })?;
             return Ok(self.batch_result(outs, &inputs));
         }
-        let texts: Arc<Vec<Arc<str>>> = Arc::new(inputs.iter().map(|i| input_texts(i).0).collect());
+        let texts: Arc<Vec<Arc<str>>> = Arc::new(inputs.iter().map(single_text).collect());
         let bytes: usize = texts.iter().map(|t| t.len()).sum();
         let encs = if bytes >= DETACH_BYTES {
             let (t, opts) = (texts.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
@@ -1117,20 +1184,17 @@ impl Tokenizer {
         is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        no_pretokenized(is_pretokenized)?;
         let opts = EncodeOptions { add_special_tokens, ..Default::default() };
         let this = self.clone();
-        if let Some(second) = pair_arg(pair)? {
-            let first = text_arg(sequence, "sequence")?;
-            let input = vec![yieldtok::Input::Pair(first.clone(), second.clone())];
-            let fut = self.tok().encode_inputs_async(input, EncodeOptions { char_offsets: true, ..opts });
+        if let Some(input) = encode_input(sequence, pair, is_pretokenized)? {
             let tok = self.tok();
+            let fut = tok.encode_inputs_async(vec![input.clone()], EncodeOptions { char_offsets: true, ..opts });
             return bridge(
                 py,
                 async move {
                     let out = fut.await.map_err(to_pyerr)?.pop().expect("one input, one output");
                     let enc = out.into_encoding().expect("full output requested");
-                    Ok(Encoding { d: EncData::with_pair(enc, first, Some(second), tok) })
+                    Ok(Encoding { d: EncData::of_input(enc, &input, tok) })
                 },
                 Vec::new(),
             );
@@ -1163,8 +1227,7 @@ impl Tokenizer {
         is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        no_pretokenized(is_pretokenized)?;
-        let (inputs, has_pairs) = inputs_arg(input)?;
+        let (inputs, has_pairs) = inputs_arg(input, is_pretokenized)?;
         if has_pairs {
             let fut = self.tok().encode_inputs_async(
                 inputs.clone(),
@@ -1173,7 +1236,7 @@ impl Tokenizer {
             let this = self.clone();
             return bridge(py, async move { Ok(this.batch_result(fut.await.map_err(to_pyerr)?, &inputs)) }, Vec::new());
         }
-        let texts: Vec<Arc<str>> = inputs.iter().map(|i| input_texts(i).0).collect();
+        let texts: Vec<Arc<str>> = inputs.iter().map(single_text).collect();
         // One job per text, queued at the first poll; dropping the future (task cancelled)
         // cancels every job still running.
         let batch = self
@@ -1411,10 +1474,7 @@ impl Tokenizer {
         let items = outs
             .into_iter()
             .zip(inputs)
-            .map(|(o, i)| {
-                let (a, b) = input_texts(i);
-                EncData::with_pair(o.into_encoding().expect("full output requested"), a, b, tok.clone())
-            })
+            .map(|(o, i)| EncData::of_input(o.into_encoding().expect("full output requested"), i, tok.clone()))
             .collect();
         BatchEncoding::new(items, self.pad_id())
     }

@@ -62,13 +62,16 @@ pub struct EncodeOptions {
     /// [`Tokenizer::with_truncation`]: crate::Tokenizer::with_truncation
     /// [`Tokenizer::with_padding`]: crate::Tokenizer::with_padding
     pub truncate_and_pad: bool,
-    /// Pairs only ([`Tokenizer::encode_pair_with_cancel`], [`Input::Pair`]): offsets in chars
-    /// of their own text instead of bytes, converted per sequence before post-processing, as
-    /// Python `tokenizers`' `encode_char_offsets` does (overflowing parts of a pair mix the two
-    /// texts, so they cannot be converted afterwards). Default `false`.
+    /// Pairs and pre-tokenized input only ([`Tokenizer::encode_pair_with_cancel`],
+    /// [`Input::Pair`], [`Input::Words`], [`Input::WordsPair`]): offsets in chars of their own
+    /// text (each word's, for words) instead of bytes, converted per sequence before
+    /// post-processing, as Python `tokenizers`' `encode_char_offsets` does (overflowing parts
+    /// of a pair mix the two texts, so they cannot be converted afterwards). Default `false`.
     ///
     /// [`Tokenizer::encode_pair_with_cancel`]: crate::Tokenizer::encode_pair_with_cancel
     /// [`Input::Pair`]: crate::Input::Pair
+    /// [`Input::Words`]: crate::Input::Words
+    /// [`Input::WordsPair`]: crate::Input::WordsPair
     pub char_offsets: bool,
 }
 

@@ -61,11 +61,23 @@ fn parse_both(
     }
 }
 
-/// One input of a batch: a text, or a pair of texts (`tokenizers`' `EncodeInput`).
+/// One input of a batch: a text, a pair of texts, or their pre-tokenized forms
+/// (`tokenizers`' `EncodeInput` with `InputSequence::Raw` or `InputSequence::PreTokenized`).
 #[derive(Debug, Clone)]
 pub enum Input {
     Single(Arc<str>),
     Pair(Arc<str>, Arc<str>),
+    /// A pre-tokenized sequence: its words (see [`Tokenizer::encode_words`]).
+    Words(Arc<[Arc<str>]>),
+    /// A pair of pre-tokenized sequences.
+    WordsPair(Arc<[Arc<str>]>, Arc<[Arc<str>]>),
+}
+
+/// One sequence of an input: a text, or the words of a pre-tokenized one.
+#[derive(Clone, Copy)]
+enum Sequence<'a> {
+    Text(&'a str),
+    Words(&'a [Arc<str>]),
 }
 
 /// A tokenizer. Cloning is cheap (shared); every method takes `&self` and is thread-safe.
@@ -629,43 +641,122 @@ impl Tokenizer {
         opts: &EncodeOptions,
         cancel: Option<&crate::CancelFlag>,
     ) -> Result<Encoding> {
-        // The halves are encoded whole (`truncate_and_pad: false`: no early stop; the pair's
-        // truncation below needs both lengths and the overflowing parts).
+        self.encode_sequences(Sequence::Text(first), Some(Sequence::Text(second)), opts, cancel)
+    }
+
+    /// Encode a pre-tokenized sequence like `tokenizers`' `encode(words, add_special_tokens)`
+    /// with `InputSequence::PreTokenized` (Python: `encode(words, is_pretokenized=True)`):
+    /// each word is encoded on its own as a text would be (normalizer, added tokens,
+    /// pre-tokenizer, model: chunked when long), every token of word `i` gets word id `i`, the
+    /// words' tokens are concatenated with offsets **into their own word** (not into a joined
+    /// text: `tokenizers` merges them without shifting), then the post-processor, truncation
+    /// and padding apply as for a text. An empty word has no tokens, and its index is skipped.
+    pub fn encode_words<S: AsRef<str>>(&self, words: &[S], add_special_tokens: bool) -> Result<Encoding> {
+        let words: Vec<Arc<str>> = words.iter().map(|w| Arc::from(w.as_ref())).collect();
+        let opts = EncodeOptions { add_special_tokens, ..Default::default() };
+        self.encode_sequences(Sequence::Words(&words), None, &opts, None)
+    }
+
+    /// A pair of pre-tokenized sequences, like `tokenizers`' `encode((words, pair_words), ..)`:
+    /// each as [`encode_words`](Self::encode_words) (the second with type id 1), then the
+    /// pair template, truncation and padding as for [`encode_pair`](Self::encode_pair).
+    pub fn encode_words_pair<S: AsRef<str>>(
+        &self,
+        first: &[S],
+        second: &[S],
+        add_special_tokens: bool,
+    ) -> Result<Encoding> {
+        let own = |w: &[S]| -> Vec<Arc<str>> { w.iter().map(|w| Arc::from(w.as_ref())).collect() };
+        let (a, b) = (own(first), own(second));
+        let opts = EncodeOptions { add_special_tokens, ..Default::default() };
+        self.encode_sequences(Sequence::Words(&a), Some(Sequence::Words(&b)), &opts, None)
+    }
+
+    /// One or two sequences through `tokenizers`' `encode`: each encoded without special
+    /// tokens (`encode_single_sequence`, the second with type id 1), then
+    /// [`crate::post::finish`] (truncation, post-processor, padding) on the two. Always full
+    /// output (`opts.output` is ignored).
+    fn encode_sequences(
+        &self,
+        first: Sequence<'_>,
+        second: Option<Sequence<'_>>,
+        opts: &EncodeOptions,
+        cancel: Option<&crate::CancelFlag>,
+    ) -> Result<Encoding> {
+        // Each sequence is encoded whole (`truncate_and_pad: false`: no early stop; the
+        // truncation below needs the lengths and the overflowing parts).
+        let a = self.raw_sequence(first, 0, opts, cancel)?;
+        let b = second.map(|s| self.raw_sequence(s, 1, opts, cancel)).transpose()?;
+        let none = crate::post::Settings::default();
+        let settings = if opts.truncate_and_pad { &self.inner.settings } else { &none };
+        crate::post::finish(&self.inner.tok, settings, a, b, opts.add_special_tokens)
+    }
+
+    /// `tokenizers`' `encode_single_sequence(sequence, type_id, ..)`: the sequence's tokens
+    /// before post-processing. A text is one chunked job; a pre-tokenized sequence one job per
+    /// word (in parallel on the pool when the words are long in all), every token of word `i`
+    /// with word id `i`, merged with each word's offsets kept (`Encoding::merge(.., false)`,
+    /// what `tokenizers` collects the words' encodings with). With `opts.char_offsets`, offsets
+    /// are converted to chars of their own text (each word's, for words), as Python
+    /// `tokenizers`' `encode_char_offsets` does.
+    fn raw_sequence(
+        &self,
+        seq: Sequence<'_>,
+        type_id: u32,
+        opts: &EncodeOptions,
+        cancel: Option<&crate::CancelFlag>,
+    ) -> Result<tokenizers::Encoding> {
         let raw =
             EncodeOptions { add_special_tokens: false, output: Output::Full, truncate_and_pad: false, ..opts.clone() };
-        let mut a = self.run_job(first, &raw, cancel)?.finish_raw(0)?;
-        let mut b = self.run_job(second, &raw, cancel)?.finish_raw(1)?;
-        if opts.char_offsets {
-            for (enc, text) in [(&mut a, first), (&mut b, second)] {
+        let one = |text: &str, word: Option<u32>| -> Result<tokenizers::Encoding> {
+            let mut enc = self.run_job(text, &raw, cancel)?.finish_raw(type_id)?;
+            if opts.char_offsets {
                 let chars = crate::encoding::byte_to_char_offsets(text, enc.get_offsets());
                 enc.get_offsets_mut().copy_from_slice(&chars);
             }
+            if let Some(w) = word {
+                enc.get_word_ids_mut().fill(Some(w));
+            }
+            Ok(enc)
+        };
+        match seq {
+            Sequence::Text(text) => one(text, None),
+            Sequence::Words(words) => {
+                let indexed: Vec<(u32, &str)> = words.iter().enumerate().map(|(i, w)| (i as u32, &**w)).collect();
+                let bytes: usize = words.iter().map(|w| w.len()).sum();
+                let parts = if bytes >= PARALLEL_MIN_BYTES && words.len() > 1 {
+                    self.map_batch(&indexed, |&(i, w)| one(w, Some(i)))?
+                } else {
+                    indexed.iter().map(|&(i, w)| one(w, Some(i))).collect::<Result<Vec<_>>>()?
+                };
+                Ok(tokenizers::Encoding::merge(parts, false))
+            }
         }
-        let none = crate::post::Settings::default();
-        let settings = if opts.truncate_and_pad { &self.inner.settings } else { &none };
-        crate::post::finish(&self.inner.tok, settings, a, Some(b), opts.add_special_tokens)
     }
 
-    /// One input of a batch: a text, or a pair of texts.
+    /// One input of a batch: a text, a pair of texts, or their pre-tokenized forms
+    /// ([`encode_words`](Self::encode_words)); with `opts.char_offsets`, offsets of pairs and
+    /// pre-tokenized input in chars of their own text (each word's).
     pub fn encode_input_with_cancel(
         &self,
         input: &Input,
         opts: &EncodeOptions,
         cancel: &crate::CancelFlag,
     ) -> Result<JobOutput> {
-        match input {
-            Input::Single(t) => self.encode_with_cancel(t, opts, cancel),
-            Input::Pair(a, b) => {
-                let enc = self.encode_pair_with_cancel(a, b, opts, cancel)?;
-                Ok(match opts.output {
-                    Output::Full => JobOutput::Full(enc),
-                    Output::Ids => JobOutput::Ids(enc.ids),
-                })
-            }
-        }
+        let (first, second) = match input {
+            Input::Single(t) => return self.encode_with_cancel(t, opts, cancel),
+            Input::Pair(a, b) => (Sequence::Text(a), Some(Sequence::Text(b))),
+            Input::Words(w) => (Sequence::Words(w), None),
+            Input::WordsPair(a, b) => (Sequence::Words(a), Some(Sequence::Words(b))),
+        };
+        let enc = self.encode_sequences(first, second, opts, Some(cancel))?;
+        Ok(match opts.output {
+            Output::Full => JobOutput::Full(enc),
+            Output::Ids => JobOutput::Ids(enc.ids),
+        })
     }
 
-    /// A batch of texts and pairs, like `tokenizers`' `encode_batch`: in parallel, each
+    /// A batch of texts, pairs and pre-tokenized inputs, like `tokenizers`' `encode_batch`: in parallel, each
     /// truncated and padded, then padded over the batch (its longest item for
     /// `BatchLongest`). Stops once `cancel` is set.
     pub fn encode_inputs_with_cancel(

@@ -229,6 +229,7 @@ fn pairs_truncation_padding_match_tokenizers() {
                     .map(|i| match i {
                         Input::Single(t) => EncodeInput::from(t.to_string()),
                         Input::Pair(a, b) => EncodeInput::from((a.to_string(), b.to_string())),
+                        Input::Words(_) | Input::WordsPair(..) => unreachable!("texts and pairs only"),
                     })
                     .collect();
                 let want = attempt(|| hf.encode_batch(hf_inputs, true));

@@ -227,7 +227,9 @@ async def test_errors_in_awaitables(qwen):
         await qwen.async_encode(b"bytes")
     # Pairs are supported (issue 14): the awaitable gives the sync pair encoding.
     assert (await qwen.async_encode("a", "b")).ids == qwen.encode("a", "b").ids
-    with pytest.raises(NotImplementedError):
-        await qwen.async_encode(["a"], is_pretokenized=True)
+    # Pre-tokenized input too (tests/python/test_pretokenized.py).
+    assert (await qwen.async_encode(["a"], is_pretokenized=True)).ids == qwen.encode(["a"], is_pretokenized=True).ids
+    with pytest.raises(TypeError):
+        await qwen.async_encode("a", is_pretokenized=True)
     assert (await qwen.async_encode("works after errors")).ids == qwen.encode("works after errors").ids
 

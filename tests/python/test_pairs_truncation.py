@@ -218,15 +218,13 @@ def test_settings_api_and_errors():
     back = pickle.loads(pickle.dumps(yt))
     assert back.truncation == yt.truncation and back.padding == yt.padding
     same(back.encode(text), hf.encode(text), "after pickle")
-    # Pairs need a str; is_pretokenized is not supported yet.
+    # Pairs need a str (pre-tokenized input: tests/python/test_pretokenized.py).
     with pytest.raises(TypeError):
         yt.encode("a", 5)
     with pytest.raises(TypeError):
         yt.encode("a", True)
-    with pytest.raises(NotImplementedError):
-        yt.encode(["a", "b"], is_pretokenized=True)
-    with pytest.raises(NotImplementedError):
-        yt.encode_batch([["a", "b"]], is_pretokenized=True)
+    with pytest.raises(TypeError):
+        yt.encode(["a", "b"])
     with pytest.raises(TypeError):
         yt.encode_batch(["a", ("b",)])
     # only_second on a single text that needs cutting: tokenizers' error, an Exception here too.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import collections.abc as _abc
 import os as _os
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ._yieldtok import (
     AddedToken,
@@ -108,14 +108,20 @@ class AsyncTokenizer:
         return cls(Tokenizer.from_pretrained(repo_id, revision, cache_dir))
 
     # -- coroutines --------------------------------------------------------------------
-    async def encode(self, text: str, add_special_tokens: bool = True, *, pair: Optional[str] = None) -> Encoding:
-        """Encode one text (or, with ``pair``, a pair of texts) on the core scheduler, with the
-        tokenizer's truncation and padding; the event loop keeps running meanwhile."""
-        return await self.sync.async_encode(text, pair, add_special_tokens=add_special_tokens)
+    async def encode(
+        self, text: Any, add_special_tokens: bool = True, *, pair: Any = None, is_pretokenized: bool = False
+    ) -> Encoding:
+        """Encode one text (or, with ``pair``, a pair of texts; with ``is_pretokenized``, lists of
+        words, as ``Tokenizer.encode``) on the core scheduler, with the tokenizer's truncation
+        and padding; the event loop keeps running meanwhile."""
+        return await self.sync.async_encode(text, pair, is_pretokenized, add_special_tokens)
 
-    async def encode_batch(self, texts: Sequence[Union[str, Tuple[str, str]]], add_special_tokens: bool = True) -> BatchEncoding:
-        """Encode many texts and ``(str, str)`` pairs (one scheduler job each)."""
-        return await self.sync.async_encode_batch(texts, add_special_tokens=add_special_tokens)
+    async def encode_batch(
+        self, texts: Sequence[Any], add_special_tokens: bool = True, *, is_pretokenized: bool = False
+    ) -> BatchEncoding:
+        """Encode many texts and ``(str, str)`` pairs (one scheduler job each); with
+        ``is_pretokenized``, lists of words and pairs of them, as ``Tokenizer.encode_batch``."""
+        return await self.sync.async_encode_batch(texts, is_pretokenized, add_special_tokens)
 
     async def decode(self, ids: Union[Iterable[int], int], skip_special_tokens: bool = True) -> str:
         """Decode ids to text; unknown ids raise ``TokenizerValueError``."""

@@ -33,6 +33,12 @@ __all__ = [
 ]
 
 _PathLike = Union[str, "os.PathLike[str]"]
+_Words = Union[List[str], Tuple[str, ...], "npt.NDArray[np.object_]"]
+"""A pre-tokenized sequence (``tokenizers``' ``PreTokenizedInputSequence``): its words, as a
+``list`` or ``tuple`` of ``str`` or a 1-D numpy array of ``str``."""
+_EncodeInput = Union[str, Tuple[str, str], List[str], _Words, Tuple[_Words, _Words], List[_Words]]
+"""A batch item: a text or a pair of texts; with ``is_pretokenized=True`` a pre-tokenized
+sequence or a pair of them (``(words, words)`` or ``[words, words]``)."""
 _TrajectoryInput = Any
 """Trajectory input: Python data in ART's shapes (lists, dicts), ART's pydantic objects
 (duck-typed: ``TrajectoryGroup``, ``Trajectory``, ``History``, openai ``Choice``), JSON text as
@@ -45,7 +51,7 @@ class TokenizerError(Exception):
 
 class TokenizerValueError(TokenizerError, ValueError):
     """Bad input: a malformed tokenizer definition, an id the vocabulary lacks, a lone
-    surrogate in a text, an unsupported argument (pairs, pre-tokenized input)."""
+    surrogate in a text, an unsupported argument."""
 
 class TokenizerOSError(TokenizerError, OSError):
     """A file could not be read."""
@@ -297,7 +303,8 @@ class Encoding:
         """The vocabulary string of each token."""
     @property
     def text(self) -> str:
-        """The text that was encoded (a pair's first text)."""
+        """The text that was encoded (a pair's first text; for pre-tokenized input its words
+        joined by single spaces, while offsets are into each word, as ``tokenizers``')."""
     @property
     def ids_array(self) -> npt.NDArray[np.uint32]:
         """Zero-copy, read-only numpy view of the ids (``uint32``, shape ``(n,)``). The array
@@ -596,24 +603,35 @@ class Tokenizer:
 
     # -- sync -------------------------------------------------------------------------------
     def encode(
-        self, sequence: str, pair: Optional[str] = None, is_pretokenized: bool = False, add_special_tokens: bool = True
+        self,
+        sequence: Union[str, _Words],
+        pair: Optional[Union[str, _Words]] = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
     ) -> Encoding:
         """Encode one text, or a pair (``pair``: the second text), exactly as ``tokenizers``'
         ``encode``: the post-processor's pair template (type ids, sequence ids, special tokens),
-        then the tokenizer's truncation (``overflowing`` included) and padding.
-        ``is_pretokenized=True`` raises ``NotImplementedError`` (not supported yet); a ``pair``
-        that is not a ``str`` raises ``TypeError`` (pass ``add_special_tokens`` by keyword)."""
+        then the tokenizer's truncation (``overflowing`` included) and padding. A ``pair``
+        that is not a ``str`` raises ``TypeError`` (pass ``add_special_tokens`` by keyword).
+
+        ``is_pretokenized=True``: ``sequence`` (and ``pair``) are lists of words, encoded as
+        ``tokenizers`` does: each word on its own (normalizer, added tokens, pre-tokenizer,
+        model), every token of word ``i`` with ``word_ids`` ``i``, offsets in chars **of its own
+        word**; an empty word has no tokens. Anything but a list/tuple/numpy array of ``str``
+        raises ``TypeError``, as there."""
     def count(self, text: str, add_special_tokens: bool = True) -> int:
         """Number of tokens of ``text`` (ids only; faster), **before** truncation and padding:
         the length ``encode`` gives with them off."""
     def encode_batch(
-        self, input: Sequence[Union[str, Tuple[str, str], List[str]]], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self, input: Sequence[_EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> BatchEncoding:
         """Encode many texts and pairs (``(str, str)`` items) in parallel on the core's pool, as
         ``tokenizers``' ``encode_batch``: each truncated and padded, then padded over the batch
-        (to its longest item when padding has no ``length``)."""
+        (to its longest item when padding has no ``length``). With ``is_pretokenized=True``
+        each item is a list of words or a pair of them, as in ``encode`` (an item is read as
+        words first: ``["a", "b"]`` is two words, ``[["a"], ["b"]]`` a pair)."""
     def encode_batch_fast(
-        self, input: Sequence[Union[str, Tuple[str, str], List[str]]], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self, input: Sequence[_EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> BatchEncoding:
         """Same as ``encode_batch`` (offsets cost little here); kept for ``tokenizers`` compatibility."""
 
@@ -741,18 +759,21 @@ class Tokenizer:
 
     # -- awaitables (Hugging Face names) -------------------------------------------------------
     def async_encode(
-        self, sequence: str, pair: Optional[str] = None, is_pretokenized: bool = False, add_special_tokens: bool = True
+        self,
+        sequence: Union[str, _Words],
+        pair: Optional[Union[str, _Words]] = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
     ) -> Awaitable[Encoding]:
-        """Awaitable ``encode`` (same arguments and result), run in pieces on the core
-        scheduler so the event loop never waits. ``is_pretokenized=True`` raises
-        ``NotImplementedError``."""
+        """Awaitable ``encode`` (same arguments and result, char offsets included), run in
+        pieces on the core scheduler so the event loop never waits."""
     def async_encode_batch(
-        self, input: Sequence[Union[str, Tuple[str, str], List[str]]], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self, input: Sequence[_EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> Awaitable[BatchEncoding]:
-        """Awaitable ``encode_batch``: one job per text, all queued on the scheduler at once (a
-        batch with pairs runs as one task)."""
+        """Awaitable ``encode_batch`` (same arguments and results): one job per text, all queued
+        on the scheduler at once (a batch with pairs or pre-tokenized input runs as one task)."""
     def async_encode_batch_fast(
-        self, input: Sequence[Union[str, Tuple[str, str], List[str]]], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self, input: Sequence[_EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> Awaitable[BatchEncoding]:
         """Same as ``async_encode_batch``; kept for ``tokenizers`` compatibility."""
     def async_count(self, text: str, add_special_tokens: bool = True) -> Awaitable[int]:
