@@ -2,7 +2,7 @@
 # Runs every fuzz target of fuzz/ for a bounded time from the inputs kept in fuzz/corpus/<target>
 # (plus the fixtures' chat templates as extra seeds). Any crash, assertion, timeout (> 10 s on
 # one input) or memory blow-up (> 2 GB) fails the run and leaves the input in
-# fuzz/artifacts/<target>/; reproduce it with `cargo +nightly-2026-05-19 fuzz run -s none <target> <file>`
+# fuzz/artifacts/<target>/; reproduce it with `cargo +nightly-2026-05-19 fuzz run -s none --features libfuzzer <target> <file>`
 # from fuzz/, fix it, and keep the input in fuzz/corpus/<target>/ as its regression test.
 #
 #   FUZZ_SECONDS  seconds per target (default 10; chunked_encode gets three times as long, as
@@ -37,10 +37,9 @@ for cfg in sorted(pathlib.Path(sys.argv[1]).glob("*/tokenizer_config.json")):
 PY
 
 cd fuzz
-cargo fmt --check  # the format gate of the main workspace, for this one
 # `-s none`: Rust is memory-safe outside its few `unsafe` blocks; coverage guidance without
 # AddressSanitizer builds and runs several times faster.
-cargo +"$nightly" fuzz build -s none
+cargo +"$nightly" fuzz build -s none --features libfuzzer
 for target in chunked_encode template_render tag_scanner trajectory_parse; do
   seeds=()
   dict=()
@@ -54,7 +53,7 @@ for target in chunked_encode template_render tag_scanner trajectory_parse; do
   mkdir -p "$new/new-$target"
   echo "fuzz: $target for ${t}s"
   rc=0
-  cargo +"$nightly" fuzz run -s none "$target" "$new/new-$target" "corpus/$target" "${seeds[@]}" -- \
+  cargo +"$nightly" fuzz run -s none --features libfuzzer "$target" "$new/new-$target" "corpus/$target" "${seeds[@]}" -- \
     -max_total_time="$t" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" "${dict[@]}" -print_final_stats=1 \
     >"$work/$target.log" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ]; then
