@@ -184,6 +184,67 @@ def long_text(target_bytes: int) -> str:
     return "\n".join(parts)
 
 
+
+# ---- the same call on yieldtok and tokenizers (test_pairs_truncation, test_pretokenized) ----
+
+def run_both(f_yt, f_hf, what: str, cmp) -> None:
+    """Run both; ``cmp(yieldtok's, tokenizers')`` results, or both raise (yieldtok with an
+    ``Exception``)."""
+    try:
+        want = f_hf()
+    except BaseException as e:  # tokenizers panics surface as PanicException (BaseException)
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        with pytest.raises(Exception):
+            f_yt()
+        return
+    cmp(f_yt(), want, what)
+
+
+def each(same):
+    """``same`` for one encoding, turned into a comparison of two lists of them."""
+
+    def same_batch(got, want, what):
+        assert len(got) == len(want), what
+        for k, (g, w) in enumerate(zip(got, want)):
+            same(g, w, f"{what}[{k}]")
+
+    return same_batch
+
+
+def configure(yt, hf, trunc, pad) -> bool:
+    """Apply the same truncation and padding to both; False when tokenizers refuses them
+    (yieldtok must too). The settings then read back the same."""
+    for t in (yt, hf):
+        t.no_truncation()
+        t.no_padding()
+    if trunc is not None:
+        try:
+            hf.enable_truncation(**trunc)
+        except ValueError:
+            with pytest.raises(ValueError):
+                yt.enable_truncation(**trunc)
+            return False
+        yt.enable_truncation(**trunc)
+    if pad is not None:
+        hf.enable_padding(**pad)
+        yt.enable_padding(**pad)
+    assert yt.truncation == hf.truncation
+    assert yt.padding == hf.padding
+    return True
+
+
+def pairwise(truncations: list, paddings: list) -> list[tuple]:
+    """Settings to try: every truncation with one padding (taking the paddings in turn, so each
+    is met with several truncations), and every padding without truncation and with the first
+    two truncations that cut. Truncation and padding are applied one after the other, so this
+    covers what the whole product (each with each) does at a fraction of its cost."""
+    out = [(t, paddings[i % len(paddings)]) for i, t in enumerate(truncations)]
+    cutting = [t for t in truncations if t is not None][:2]
+    out += [(t, p) for p in paddings for t in [None, *cutting] if (t, p) not in out]
+    return out
+
+
 # ---- event loops: every asyncio test runs under asyncio and uvloop ------------------------
 
 def pytest_asyncio_loop_factories(config, item):

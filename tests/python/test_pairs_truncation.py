@@ -13,11 +13,10 @@ below a truncated half of a pair), yieldtok must raise too (an ``Exception``).
 from __future__ import annotations
 
 import asyncio
-import itertools
 
 import pytest
 
-from conftest import FIXTURES, VARIED, added_token_texts, fixture_dir, long_text, real_text
+from conftest import configure, each, pairwise, run_both, FIXTURES, VARIED, added_token_texts, fixture_dir, long_text, real_text
 
 ALL = FIXTURES + ["minilm", "mon_unigram", "spm_unigram"]
 
@@ -75,44 +74,17 @@ def same(got, want, what: str) -> None:
         same(g, w, f"{what} overflowing[{k}]")
 
 
+
+
+
+
+
+
+same_batch = each(same)
+
+
 def both(f_yt, f_hf, what: str, cmp=same):
-    """Run both; equal results, or both raise (yieldtok with an ``Exception``)."""
-    try:
-        want = f_hf()
-    except BaseException as e:  # tokenizers panics surface as PanicException (BaseException)
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        with pytest.raises(Exception):
-            f_yt()
-        return
-    cmp(f_yt(), want, what)
-
-
-def same_batch(got, want, what):
-    assert len(got) == len(want), what
-    for k, (g, w) in enumerate(zip(got, want)):
-        same(g, w, f"{what}[{k}]")
-
-
-def configure(yt, hf, trunc, pad) -> bool:
-    """Apply the same settings to both; False when tokenizers refuses them (yieldtok must too)."""
-    for t in (yt, hf):
-        t.no_truncation()
-        t.no_padding()
-    if trunc is not None:
-        try:
-            hf.enable_truncation(**trunc)
-        except ValueError:
-            with pytest.raises(ValueError):
-                yt.enable_truncation(**trunc)
-            return False
-        yt.enable_truncation(**trunc)
-    if pad is not None:
-        hf.enable_padding(**pad)
-        yt.enable_padding(**pad)
-    assert yt.truncation == hf.truncation
-    assert yt.padding == hf.padding
-    return True
+    run_both(f_yt, f_hf, what, cmp)
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -130,7 +102,7 @@ def test_pairs_truncation_padding(name):
     yt, hf = load(name)
     texts = texts_for(hf)
     pairs = [(1, 2), (3, 4), (0, 5), (len(texts) - 1, 1), (4, len(texts) - 1), (5, 0), (2, 2)]
-    for trunc, pad in itertools.product(TRUNCATIONS, PADDINGS):
+    for trunc, pad in pairwise(TRUNCATIONS, PADDINGS):
         if not configure(yt, hf, trunc, pad):
             continue
         tag = f"{name} trunc={trunc} pad={pad}"

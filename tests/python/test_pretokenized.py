@@ -15,11 +15,10 @@ type_ids, tokens, offsets (chars into each word), word_ids, sequence_ids, masks,
 from __future__ import annotations
 
 import asyncio
-import itertools
 
 import pytest
 
-from conftest import VARIED, added_token_texts, fixture_dir, long_text, real_text
+from conftest import configure, each, pairwise, run_both, VARIED, added_token_texts, fixture_dir, long_text, real_text
 
 FAMILIES = ["qwen3", "llama2", "minilm", "gemma3"]
 OTHERS = ["llama3_1", "deepseek_v3", "gpt4o", "gptoss", "mon_unigram", "spm_unigram"]
@@ -110,41 +109,17 @@ def same_alignment(got, want, what: str) -> None:
         assert got.token_to_sequence(i) == want.token_to_sequence(i), f"{what} token_to_sequence({i})"
 
 
+
+
+
+
+
+
+same_batch = each(same)
+
+
 def both(f_yt, f_hf, what: str, cmp=same):
-    """Equal results, or both raise (yieldtok with an ``Exception``)."""
-    try:
-        want = f_hf()
-    except BaseException as e:  # tokenizers panics surface as PanicException (BaseException)
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        with pytest.raises(Exception):
-            f_yt()
-        return
-    cmp(f_yt(), want, what)
-
-
-def same_batch(got, want, what):
-    assert len(got) == len(want), what
-    for k, (g, w) in enumerate(zip(got, want)):
-        same(g, w, f"{what}[{k}]")
-
-
-def configure(yt, hf, trunc, pad) -> bool:
-    for t in (yt, hf):
-        t.no_truncation()
-        t.no_padding()
-    if trunc is not None:
-        try:
-            hf.enable_truncation(**trunc)
-        except ValueError:
-            with pytest.raises(ValueError):
-                yt.enable_truncation(**trunc)
-            return False
-        yt.enable_truncation(**trunc)
-    if pad is not None:
-        hf.enable_padding(**pad)
-        yt.enable_padding(**pad)
-    return True
+    run_both(f_yt, f_hf, what, cmp)
 
 
 @pytest.mark.parametrize("name", FAMILIES + OTHERS)
@@ -174,7 +149,7 @@ def test_encode_pretokenized_as_loaded(name):
 def test_pretokenized_truncation_padding(name):
     yt, hf = load(name)
     lists = word_lists(hf)
-    for trunc, pad in itertools.product(TRUNCATIONS, PADDINGS):
+    for trunc, pad in pairwise(TRUNCATIONS, PADDINGS):
         if not configure(yt, hf, trunc, pad):
             continue
         tag = f"{name} trunc={trunc} pad={pad}"
