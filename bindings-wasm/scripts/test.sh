@@ -5,7 +5,8 @@
 # (scripts/fetch-fixtures.sh) and, when YIELDTOK_REQUIRE_CONFORMANCE=1, target/conformance/.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-step() { printf '\n== %s\n' "$*"; }
+t0=$SECONDS
+step() { printf '\n== %s   [wasm stage: %d s so far]\n' "$*" "$((SECONDS - t0))"; }
 
 step "wasm: toolchain"
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
