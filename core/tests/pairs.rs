@@ -175,7 +175,7 @@ fn pairs_truncation_padding_match_tokenizers() {
         let mut oracle = Oracle { hf: tokenizers::Tokenizer::from_file(&path).unwrap() };
         let texts = texts(&base);
         let pairs: Vec<(usize, usize)> = vec![(1, 2), (3, 4), (0, 5), (6, 1), (7, 6), (4, 0)];
-        for trunc in truncations() {
+        for (ti, trunc) in truncations().into_iter().enumerate() {
             // Settings `tokenizers` refuses, yieldtok refuses too.
             // A `max_length` below the special tokens' count: the release builds of
             // `tokenizers` wrap the subtraction (Python: no truncation at all), this debug
@@ -188,7 +188,15 @@ fn pairs_truncation_padding_match_tokenizers() {
                 continue;
             };
             assert!(ok, "{name}: tokenizers refuses {trunc:?}");
-            for pad in paddings() {
+            let paddings = paddings();
+            let n_pads = paddings.len();
+            for (pi, pad) in paddings.into_iter().enumerate() {
+                // Pairwise, not the whole product: every truncation with one padding (taken in
+                // turn), and no truncation and the first two truncations with every padding.
+                // Truncation and padding apply one after the other; the pairs cover them both.
+                if pi != ti % n_pads && ti > 2 {
+                    continue;
+                }
                 oracle.hf.with_padding(pad.clone());
                 let hf = &oracle;
                 let tok = with_trunc.with_padding(pad.clone());
