@@ -20,7 +20,9 @@ node bindings-wasm/scripts/bindgen.mjs
 
 step "wasm: native reference vectors (incl. the ~160k-token demo document)"
 node tests/wasm/cases.mjs target/wasm-ref/cases.json
-nice -n 10 cargo run --quiet -p yieldtok-wasm --example native_ref -- target/wasm-ref/cases.json target/wasm-ref
+# Built with the workspace's features (as the project's cargo test built it), not this crate's alone.
+nice -n 10 cargo build --quiet --workspace --example native_ref
+"${CARGO_TARGET_DIR:-target}/debug/examples/native_ref" target/wasm-ref/cases.json target/wasm-ref
 
 step "wasm: node tests (nodejs + web targets, types) and headless Chromium (demo, worker)"
 node --test tests/wasm/ tests/browser/

@@ -14,7 +14,7 @@ import pytest
 import yieldtok
 from conftest import VARIED, added_token_texts, fixture_dir, load_pair, long_text
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.serial, pytest.mark.asyncio]  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
 
 
 def os_threads() -> int:

@@ -18,6 +18,8 @@ from tokenizers.decoders import DecodeStream as HfStream
 
 from conftest import REPO, VARIED, example_server, fixture_dir, load_pair, long_text, real_text, shared_data
 
+pytestmark = pytest.mark.serial  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
+
 SERVER = REPO / "examples" / "python" / "asgi_server.py"
 MODES = ["yieldtok", "tokenizers", "to_thread", "async_encode"]
 

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import REPO, VARIED, example_server, fixture_dir, load_pair, long_text
 
+pytestmark = pytest.mark.serial  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
+
 EXAMPLES = REPO / "examples" / "python"
 
 

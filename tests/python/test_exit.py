@@ -14,6 +14,8 @@ from conftest import fixture_dir
 CHILD = r"""
 import asyncio, sys
 import yieldtok
+
+pytestmark = pytest.mark.serial  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
 tok = yieldtok.Tokenizer.from_dir(sys.argv[1])
 text = "Hello world, a medium text to encode before the interpreter exits. " * 8
 async def main():

@@ -28,6 +28,7 @@ import yieldtok
 from conftest import VARIED, fixture_dir, load_pair, long_text
 
 pytestmark = [
+    pytest.mark.serial,  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
     pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork"),
     # CPython 3.12+ warns on fork() in a process with threads; forking is what is tested here.
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),

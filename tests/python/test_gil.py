@@ -5,7 +5,11 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from conftest import long_text
+
+pytestmark = pytest.mark.serial  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
 
 
 def spin_rate(during):

@@ -15,7 +15,10 @@ import pytest
 
 from conftest import fixture_dir
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+pytestmark = [
+    pytest.mark.serial,  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
+    pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals"),
+]
 
 CHILD = r"""
 import signal, sys, time

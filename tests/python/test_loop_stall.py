@@ -18,6 +18,8 @@ import pytest
 import yieldtok
 from conftest import fixture_dir
 
+pytestmark = pytest.mark.serial  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
+
 # ~96 MB of UTF-8 (Latin-1 and CJK text: no str of this size is ASCII)
 TEXT = ("héllo wörld — ünïcode 東京 " * 3_200_000)
 CALL_LIMIT_S = 0.06

@@ -23,6 +23,8 @@ import pytest
 import yieldtok
 from conftest import REPO, VARIED, fixture_dir, real_text
 
+pytestmark = pytest.mark.serial  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
+
 EXAMPLES = REPO / "examples" / "python"
 REQUIRED = os.environ.get("YIELDTOK_REQUIRE_SCALE_OUT") == "1"
 
