@@ -11,11 +11,11 @@ import pytest
 
 from conftest import fixture_dir
 
+pytestmark = pytest.mark.serial  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
+
 CHILD = r"""
 import asyncio, sys
 import yieldtok
-
-pytestmark = pytest.mark.serial  # timing-sensitive or machine-wide: run alone, after the others (pytest.ini)
 tok = yieldtok.Tokenizer.from_dir(sys.argv[1])
 text = "Hello world, a medium text to encode before the interpreter exits. " * 8
 async def main():
