@@ -65,6 +65,9 @@ pub struct AddedVocab {
     pub raw: Option<Matcher>,
     /// Tokens with `normalized: true`, matched on each segment's normalized text.
     pub normalized: Option<Matcher>,
+    /// Each added token's pattern (its content, normalized for a `normalized` token: what
+    /// `tokenizers`' `id_to_token` gives), by id (sorted; see [`AddedVocab::entry`]).
+    entries: Vec<(u32, Box<str>)>,
 }
 
 impl AddedVocab {
@@ -109,14 +112,27 @@ impl AddedVocab {
         let mut normalized = Vec::new();
         let mut entries: Vec<(&u32, &&AddedTokenJson)> = map_r.iter().collect();
         entries.sort_by_key(|e| *e.0);
+        let mut patterns = Vec::with_capacity(entries.len());
         for (&id, &t) in entries {
             if t.normalized {
-                normalized.push((normalize(&t.content)?, id, t));
+                let pattern = normalize(&t.content)?;
+                patterns.push((id, pattern.as_str().into()));
+                normalized.push((pattern, id, t));
             } else {
+                patterns.push((id, t.content.as_str().into()));
                 raw.push((t.content.clone(), id, t));
             }
         }
-        Ok(AddedVocab { raw: Matcher::new(raw)?, normalized: Matcher::new(normalized)? })
+        Ok(AddedVocab { raw: Matcher::new(raw)?, normalized: Matcher::new(normalized)?, entries: patterns })
+    }
+
+    /// Added token `id`'s vocabulary entry, as `tokenizers`' `id_to_token` gives it: its
+    /// content, normalized for a `normalized` token. `tokenizers` names a match by the text
+    /// it covers (`Token::value`: the raw or normalized slice), which differs from the entry
+    /// when an `lstrip`/`rstrip` token took whitespace in; the pipeline reports those names
+    /// ([`crate::Tokens::values`]).
+    pub fn entry(&self, id: u32) -> Option<&str> {
+        self.entries.binary_search_by_key(&id, |(i, _)| *i).ok().map(|k| &*self.entries[k].1)
     }
 
     /// Contents of all added tokens that are matched (for tests and the cut planner).

@@ -48,6 +48,11 @@ pub struct Tokens {
     /// a piece boundary next to one never falls inside a word).
     pub first_added: bool,
     pub last_added: bool,
+    /// The tokens that `tokenizers` names other than by their id's vocabulary entry, as
+    /// `(index into ids, name)` in index order: a Unigram unknown piece (named by its
+    /// normalized text), an added token matched as other text (the whitespace an
+    /// `lstrip`/`rstrip` token takes in, a `normalized` token's normalized form). Usually empty.
+    pub values: Vec<(u32, String)>,
 }
 
 impl Tokens {
@@ -58,6 +63,7 @@ impl Tokens {
         self.n_words = 0;
         self.first_added = false;
         self.last_added = false;
+        self.values.clear();
     }
 }
 

@@ -41,6 +41,8 @@ trait Sink {
     /// Whether offsets are wanted (when not, they are not computed).
     const OFFSETS: bool;
     fn push(&mut self, id: u32, start: u32, end: u32, word: u32);
+    /// Name the token pushed last `name` ([`Tokens::values`]); called only when `OFFSETS`.
+    fn name_last(&mut self, _name: &str) {}
 }
 
 struct Full<'a>(&'a mut Tokens);
@@ -51,6 +53,9 @@ impl Sink for Full<'_> {
         self.0.ids.push(id);
         self.0.offsets.push((start, end));
         self.0.words.push(word);
+    }
+    fn name_last(&mut self, name: &str) {
+        self.0.values.push((self.0.ids.len() as u32 - 1, name.to_owned()));
     }
 }
 
@@ -117,6 +122,20 @@ const CANCEL_EVERY_WORDS: usize = 1024;
 
 /// The widest text the engine encodes in one piece (offsets are `u32`).
 pub const MAX_PIECE: usize = u32::MAX as usize;
+
+/// Name a model token by its text when `tokenizers` does: a Unigram unknown piece (`unk`:
+/// the unknown id and its vocabulary entry) whose text in `word` is not that entry.
+#[inline]
+fn name_unk<S: Sink>(unk: Option<(u32, &str)>, t: &crate::Token, word: &str, sink: &mut S) {
+    if let Some((id, entry)) = unk {
+        if S::OFFSETS && t.id == id {
+            let text = &word[t.start as usize..t.end as usize];
+            if text != entry {
+                sink.name_last(text);
+            }
+        }
+    }
+}
 
 fn cancelled(opts: &PieceOptions<'_>) -> bool {
     opts.cancel.is_some_and(|c: &AtomicBool| c.load(Ordering::Relaxed))
@@ -242,6 +261,9 @@ impl Pipeline {
             match p {
                 Piece::Added { id, start, end } => {
                     sink.push(id, start, end, word);
+                    if S::OFFSETS {
+                        self.name_added(id, &text[start as usize..end as usize], sink);
+                    }
                     s.added_word(word);
                     word += 1;
                 }
@@ -257,6 +279,15 @@ impl Pipeline {
             first_added: n > 0 && s.first_added_word == Some(first_word),
             last_added: n > 0 && s.last_added_word == Some(word - 1),
         })
+    }
+
+    /// Name an added token by the text it matched (`matched`, raw or normalized) when that is
+    /// not its vocabulary entry, as `tokenizers` does.
+    #[inline]
+    fn name_added<S: Sink>(&self, id: u32, matched: &str, sink: &mut S) {
+        if self.added.entry(id).is_some_and(|e| e != matched) {
+            sink.name_last(matched);
+        }
     }
 
     /// One segment between raw added tokens: normalized (unless the normalizer is the
@@ -353,6 +384,9 @@ impl Pipeline {
                 Piece::Added { id, start, end } => {
                     let (a, b) = if S::OFFSETS { map.map(start, end) } else { (0, 0) };
                     sink.push(id, a, b, word);
+                    if S::OFFSETS {
+                        self.name_added(id, &seg[start as usize..end as usize], sink);
+                    }
                     s.added_word(word);
                     word += 1;
                 }
@@ -377,6 +411,7 @@ impl Pipeline {
                     word = match &self.model {
                         Model::Bpe(bpe) => self.words(bpe, seg, &s.ranges, map, cache, &mut s.bpe, opts, sink, word)?,
                         model => {
+                            let unk = model.unk_named_by_text();
                             let mut since_check = 0usize;
                             for &(rs, re) in &s.ranges {
                                 let w = &seg[rs as usize..re as usize];
@@ -385,6 +420,7 @@ impl Pipeline {
                                 for t in &s.tokens {
                                     let (a, b) = if S::OFFSETS { map.map(rs + t.start, rs + t.end) } else { (0, 0) };
                                     sink.push(t.id, a, b, word);
+                                    name_unk(unk, t, w, sink);
                                 }
                                 word += 1;
                                 since_check += w.len();
@@ -431,6 +467,7 @@ impl Pipeline {
         let at_text_start = !opts.continuation && map.map(start, end).0 == 0;
         let mut buf = std::mem::take(&mut s.word);
         let (tokens, syms) = (&mut s.tokens, &mut s.syms);
+        let unk = self.model.unk_named_by_text();
         let fast = ms.pre_tokens(part, at_text_start, continuation, &mut buf, |w, m| {
             tokens.clear();
             self.model.tokenize(w, syms, tokens, opts.cancel)?;
@@ -442,6 +479,7 @@ impl Pipeline {
                     (0, 0)
                 };
                 sink.push(t.id, a, b, word);
+                name_unk(unk, t, w, sink);
             }
             word += 1;
             Ok::<(), EncodeError>(())
@@ -461,6 +499,7 @@ impl Pipeline {
                         (0, 0)
                     };
                     sink.push(t.id, a, b, word);
+                    name_unk(unk, t, split.get(), sink);
                 }
                 word += 1;
             }

@@ -19,7 +19,7 @@ use yieldtok_testkit::{corpus, fixtures};
 
 enum Pair {
     WordPiece(WordPiece, TkWordPiece),
-    Unigram(Unigram, TkUnigram),
+    Unigram(Box<Unigram>, TkUnigram),
 }
 
 impl Pair {
@@ -29,7 +29,7 @@ impl Pair {
                 Pair::WordPiece(WordPiece::from_json(v).unwrap(), serde_json::from_str(&v.to_string()).unwrap())
             }
             Some("Unigram") => {
-                Pair::Unigram(Unigram::from_json(v).unwrap(), serde_json::from_str(&v.to_string()).unwrap())
+                Pair::Unigram(Box::new(Unigram::from_json(v).unwrap()), serde_json::from_str(&v.to_string()).unwrap())
             }
             t => panic!("model {t:?}"),
         }

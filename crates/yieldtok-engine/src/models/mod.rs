@@ -39,6 +39,16 @@ impl Model {
         }
     }
 
+    /// The unknown id of a model that names an unknown piece by its text, with the id's
+    /// vocabulary entry (Unigram; BPE and WordPiece name it by the entry).
+    #[inline]
+    pub fn unk_named_by_text(&self) -> Option<(u32, &str)> {
+        match self {
+            Model::Unigram(m) => m.unk(),
+            _ => None,
+        }
+    }
+
     /// A short description for logs.
     pub fn describe(&self) -> String {
         match self {

@@ -107,6 +107,8 @@ pub struct Unigram {
     /// Token → id (the last id of a duplicated token), for fused unknown pieces.
     ids: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
     unk_id: Option<u32>,
+    /// The unknown token's vocabulary entry (`tokenizers` names an unknown piece by its text).
+    unk_token: Box<str>,
     unk_score: f64,
     /// With `byte_fallback`: the `<0xXX>` token of each byte (`NONE` where the vocabulary
     /// lacks it; a piece falls back to bytes only when all of its bytes have one).
@@ -179,6 +181,7 @@ impl Unigram {
             trie,
             ids,
             unk_id: j.unk_id.map(|u| u as u32),
+            unk_token: j.unk_id.map(|u| j.vocab[u].0.as_str()).unwrap_or_default().into(),
             unk_score: min_score - UNK_PENALTY,
             byte_ids,
             cache: Default::default(),
@@ -193,6 +196,12 @@ impl Unigram {
     /// The id of a token (as `tokenizers`' `token_to_id`).
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         self.ids.get(token).copied()
+    }
+
+    /// The unknown id and its vocabulary entry: `tokenizers`' Unigram names each unknown
+    /// piece by the text it covers, not by this entry.
+    pub fn unk(&self) -> Option<(u32, &str)> {
+        self.unk_id.map(|id| (id, &*self.unk_token))
     }
 
     fn missing_unk() -> EncodeError {
