@@ -268,24 +268,13 @@ impl Encoding {
         PyList::new(py, self.d.enc.offsets.iter().copied())
     }
 
-    /// The vocabulary string of each token; padding tokens are the padding's ``pad_token``
-    /// (as ``tokenizers``, whose padding writes that string whatever ``pad_id`` names).
+    /// The string of each token, as ``tokenizers``: the vocabulary's, the padding's
+    /// ``pad_token`` for padding (whatever ``pad_id`` names), and the text a Unigram unknown
+    /// piece or a stripping/normalized added token covers.
     #[getter]
     fn tokens<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let d = &self.d;
-        let pad = d.tok.padding().map(|p| p.pad_token.as_str());
-        let work = || {
-            d.enc
-                .ids
-                .iter()
-                .zip(&d.enc.attention_mask)
-                .map(|(&id, &mask)| match (mask, pad) {
-                    // Only padding has attention 0.
-                    (0, Some(pad)) => pad.to_string(),
-                    _ => d.tok.id_to_token(id).unwrap_or_default(),
-                })
-                .collect::<Vec<String>>()
-        };
+        let work = || d.tok.tokens(&d.enc);
         let toks = if d.enc.len() >= DETACH_TOKENS { py.detach(work) } else { work() };
         PyList::new(py, toks)
     }

@@ -76,7 +76,8 @@ impl Tokenizer {
         let sample = crate::selfcheck::sample(&inner.tok);
         let mut results = Vec::new();
         for add in [false, true] {
-            let want = Encoding::from(inner.tok.encode(sample.as_str(), add).map_err(Error::tokenize)?);
+            let want =
+                Encoding::from_reference(inner.tok.encode(sample.as_str(), add).map_err(Error::tokenize)?, &inner.tok);
             results.push(json!({
                 "add": add,
                 "ids": want.ids,

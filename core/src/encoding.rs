@@ -1,7 +1,9 @@
 //! The result of an encode: ids with their byte offsets into the input, word ids, the
 //! attention mask, the special-tokens mask and type ids — the fields of `tokenizers::Encoding`
 //! that a chunked encode reproduces exactly — and `tokenizers`' alignment methods over them
-//! (`word_to_tokens`, `token_to_word`, `char_to_token`, ...). Char offsets are derived on demand.
+//! (`word_to_tokens`, `token_to_word`, `char_to_token`, ...). Char offsets are derived on demand,
+//! and so are token strings ([`Encoding::tokens`]): from the vocabulary, except the few that
+//! `tokenizers` names by their text ([`TextNamed`]), which an encoding carries.
 
 /// An encoded text (or pair of texts). `offsets[i]` is the byte range of the input that token
 /// `i` came from — of the first text for tokens of sequence 0, of the pair's second text for
@@ -27,11 +29,56 @@ pub struct Encoding {
     /// What truncation cut off, as `tokenizers`' `overflowing` (each one post-processed and
     /// padded like the main encoding; with a stride, each repeats the last `stride` tokens).
     pub overflowing: Vec<Encoding>,
+    /// The tokens whose string in `tokenizers` (its `Encoding.tokens`) is not their id's
+    /// vocabulary entry, as `(token index, string)` in index order — see [`TextNamed`].
+    /// Usually empty; [`tokens`](Self::tokens) reads it.
+    pub token_texts: Vec<(usize, String)>,
 }
 
-impl From<tokenizers::Encoding> for Encoding {
-    fn from(mut enc: tokenizers::Encoding) -> Self {
-        let overflowing = enc.take_overflowing().into_iter().map(Encoding::from).collect();
+/// The ids whose token `tokenizers` may name by the text it covers instead of the id's
+/// vocabulary entry (`id_to_token`), with that entry (sorted by id): a Unigram model's unknown
+/// id (an unknown piece is named by its normalized text) and the added tokens that are
+/// `lstrip`, `rstrip` or `normalized` (named by the raw or normalized text matched, the
+/// whitespace taken in included). Every other token's string is its vocabulary entry. Read
+/// once at load.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct TextNamed(Vec<(u32, String)>);
+
+impl TextNamed {
+    /// For `tok`, whose model's Unigram unknown id (from the file) is `unigram_unk`.
+    pub(crate) fn of(tok: &tokenizers::Tokenizer, unigram_unk: Option<u32>) -> TextNamed {
+        let loose = tok.get_added_tokens_decoder().into_iter().filter(|(_, t)| t.lstrip || t.rstrip || t.normalized);
+        let ids = loose.map(|(id, _)| id).chain(unigram_unk);
+        let mut v: Vec<(u32, String)> = ids.filter_map(|id| Some((id, tok.id_to_token(id)?))).collect();
+        v.sort();
+        v.dedup_by_key(|(id, _)| *id);
+        TextNamed(v)
+    }
+
+    /// Keep `text` as token `index`'s string when `id` is one of these and `text` is not
+    /// its vocabulary entry.
+    fn keep(&self, index: usize, id: u32, text: &str, out: &mut Vec<(usize, String)>) {
+        if let Ok(k) = self.0.binary_search_by_key(&id, |(i, _)| *i) {
+            if self.0[k].1 != text {
+                out.push((index, text.to_owned()));
+            }
+        }
+    }
+}
+
+impl Encoding {
+    /// A `tokenizers` encoding as a yieldtok one; the token strings of the ids in `named`
+    /// that are not their vocabulary entries are kept (`token_texts`; padding aside, which
+    /// [`tokens`](Self::tokens) names by the padding's token).
+    pub(crate) fn from_hf(mut enc: tokenizers::Encoding, named: &TextNamed) -> Self {
+        let overflowing = enc.take_overflowing().into_iter().map(|o| Encoding::from_hf(o, named)).collect();
+        let mut token_texts = Vec::new();
+        if !named.0.is_empty() {
+            let tokens = enc.get_ids().iter().zip(enc.get_tokens()).zip(enc.get_attention_mask());
+            for (i, ((&id, text), _)) in tokens.enumerate().filter(|(_, (_, &mask))| mask != 0) {
+                named.keep(i, id, text, &mut token_texts);
+            }
+        }
         Encoding {
             ids: enc.get_ids().to_vec(),
             offsets: enc.get_offsets().to_vec(),
@@ -41,7 +88,42 @@ impl From<tokenizers::Encoding> for Encoding {
             word_ids: enc.get_word_ids().to_vec(),
             sequence_ranges: hf_sequence_ranges(&enc),
             overflowing,
+            token_texts,
         }
+    }
+
+    /// A `tokenizers` encoding as a yieldtok one, every token string that is not its id's
+    /// vocabulary entry in `tok` kept (padding aside: [`tokens`](Self::tokens) names it by the
+    /// padding's token) — for comparing with `tokenizers`' results; the engines record only
+    /// the ids that can differ ([`TextNamed`]), which gives the same for an exact engine.
+    pub fn from_reference(mut enc: tokenizers::Encoding, tok: &tokenizers::Tokenizer) -> Self {
+        let overflowing = enc.take_overflowing().into_iter().map(|o| Encoding::from_reference(o, tok)).collect();
+        let tokens = enc.get_ids().iter().zip(enc.get_tokens()).zip(enc.get_attention_mask());
+        let token_texts = tokens
+            .enumerate()
+            .filter(|(_, ((&id, text), &mask))| mask != 0 && tok.id_to_token(id).as_deref() != Some(text.as_str()))
+            .map(|(i, ((_, text), _))| (i, text.clone()))
+            .collect();
+        Encoding { overflowing, token_texts, ..Encoding::from_hf(enc, &TextNamed::default()) }
+    }
+
+    /// `tokenizers`' `Encoding.tokens`: each token's string — its vocabulary entry
+    /// (`vocab`), `pad_token` for padding (attention mask 0; `None` when the tokenizer does
+    /// not pad), or the text `token_texts` records for it.
+    pub fn tokens(&self, vocab: impl Fn(u32) -> Option<String>, pad_token: Option<&str>) -> Vec<String> {
+        let mut texts = self.token_texts.iter().peekable();
+        let mut out = Vec::with_capacity(self.ids.len());
+        for (i, (&id, &mask)) in self.ids.iter().zip(&self.attention_mask).enumerate() {
+            if let Some((_, text)) = texts.next_if(|(k, _)| *k == i) {
+                out.push(text.clone());
+                continue;
+            }
+            out.push(match (mask, pad_token) {
+                (0, Some(pad)) => pad.to_owned(),
+                _ => vocab(id).unwrap_or_default(),
+            });
+        }
+        out
     }
 }
 
@@ -209,6 +291,9 @@ impl Encoding {
         grow(&mut self.offsets, k, (0, 0), left);
         grow(&mut self.word_ids, k, None, left);
         if left {
+            for (i, _) in &mut self.token_texts {
+                *i += k;
+            }
             // An empty range stays `0..0`: where it sits is not observable, and `From` can
             // only rebuild it as `0..0` (see `hf_sequence_ranges`).
             for (_, r) in self.sequence_ranges.iter_mut().filter(|(_, r)| !r.is_empty()) {

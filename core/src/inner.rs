@@ -9,6 +9,7 @@ use std::sync::{Arc, RwLock};
 
 use crate::chat_template::ChatTemplate;
 use crate::config::TokenizerConfig;
+use crate::encoding::TextNamed;
 use crate::engine::own::OwnEngine;
 use crate::error::Result;
 use crate::pipeline::SpecialFrame;
@@ -25,6 +26,8 @@ pub(crate) struct Inner {
     pub(crate) config: Option<TokenizerConfig>,
     pub(crate) planner: Planner,
     pub(crate) frame: Option<SpecialFrame>,
+    /// The ids whose token strings `tokenizers` may take from the text (see [`TextNamed`]).
+    pub(crate) named: TextNamed,
     pub(crate) default_piece_bytes: usize,
     pub(crate) origin: Option<String>,
     pub(crate) templates: TemplateCache,

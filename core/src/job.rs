@@ -646,7 +646,7 @@ impl EncodeJob {
                     }
                 }
                 let raw = raw_encoding(inner, full, own, ids);
-                let enc = crate::post::finish(&inner.tok, settings, raw, None, add)?;
+                let enc = crate::post::finish(&inner.tok, settings, raw, None, add, &inner.named)?;
                 return Ok(match self.opts.output {
                     Output::Ids => JobOutput::Ids(enc.ids),
                     Output::Full => JobOutput::Full(enc),
@@ -654,8 +654,8 @@ impl EncodeJob {
             }
             let encoding = |full: Vec<crate::pipeline::RefPiece>, own: Vec<OwnPiece>| -> Result<Encoding> {
                 let mut enc = match inner.own() {
-                    Some(engine) => engine.assemble(&inner.tok, own, add)?,
-                    None => crate::pipeline::assemble(&inner.tok, full, add)?,
+                    Some(engine) => engine.assemble(&inner.tok, &inner.named, own, add)?,
+                    None => crate::pipeline::assemble(&inner.tok, &inner.named, full, add)?,
                 };
                 // The own engine's direct assembly records no sequence ranges: the ones the
                 // post-processor gives (probed at load), as `tokenizers` reports them.

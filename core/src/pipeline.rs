@@ -130,12 +130,13 @@ pub(crate) fn merge(pieces: Vec<RefPiece>) -> HfEncoding {
 /// Concatenate piece encodings (in order) and apply the tokenizer's post-processor once.
 pub(crate) fn assemble(
     tok: &tokenizers::Tokenizer,
+    named: &crate::encoding::TextNamed,
     pieces: Vec<RefPiece>,
     add_special_tokens: bool,
 ) -> Result<Encoding> {
     let merged = merge(pieces);
     let processed = tok.post_process(merged, None, add_special_tokens).map_err(Error::tokenize)?;
-    Ok(Encoding::from(processed))
+    Ok(Encoding::from_hf(processed, named))
 }
 
 /// Ids-only assembly: the post-processor's special tokens around the content, read once at

@@ -123,8 +123,9 @@ pub(crate) fn finish(
     encoding: HfEncoding,
     pair: Option<HfEncoding>,
     add_special_tokens: bool,
+    named: &crate::encoding::TextNamed,
 ) -> Result<Encoding> {
-    post_process(tok, settings, encoding, pair, add_special_tokens).map(Encoding::from)
+    post_process(tok, settings, encoding, pair, add_special_tokens).map(|e| Encoding::from_hf(e, named))
 }
 
 /// The length `pad_encodings` pads `lengths` to (`None`: no padding).

@@ -33,7 +33,8 @@ use tokenizers::{ModelWrapper, NormalizerWrapper, PreTokenizerWrapper};
 
 /// The parts of a `tokenizer.json` the classifier reads: `normalizer`, `pre_tokenizer`,
 /// `truncation`, `padding` (null when absent) and the model's `type`, `dropout`,
-/// `ignore_merges`, `fuse_unk` and `byte_fallback`.
+/// `ignore_merges`, `fuse_unk`, `byte_fallback` and `unk_id` (Unigram's, which names the
+/// tokens `tokenizers` calls by their text: [`crate::encoding::TextNamed`]).
 pub(crate) type ClassifierView = Value;
 
 /// The model's fields the classifier reads, from the file (the vocabulary is skipped).
@@ -49,12 +50,19 @@ struct ModelMeta {
     fuse_unk: Option<bool>,
     #[serde(default)]
     byte_fallback: Option<bool>,
+    #[serde(default)]
+    unk_id: Option<u64>,
 }
 
 impl ModelMeta {
     fn to_value(&self) -> Value {
-        serde_json::json!({"type": self.ty, "dropout": self.dropout, "ignore_merges": self.ignore_merges,
-                           "fuse_unk": self.fuse_unk, "byte_fallback": self.byte_fallback})
+        let mut v = serde_json::json!({"type": self.ty, "dropout": self.dropout, "ignore_merges": self.ignore_merges,
+                           "fuse_unk": self.fuse_unk, "byte_fallback": self.byte_fallback});
+        // Only where the file has one (Unigram's): a BPE read directly has no `unk_id` field.
+        if let Some(id) = self.unk_id {
+            v["unk_id"] = id.into();
+        }
+        v
     }
 }
 

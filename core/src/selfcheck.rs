@@ -78,7 +78,7 @@ pub(crate) fn self_check(tok: &tokenizers::Tokenizer, planner: &Planner, text: &
         start = end;
     }
     let cuts = pieces.len().saturating_sub(1);
-    let chunked = crate::pipeline::assemble(tok, pieces, false).map_err(|e| e.to_string())?;
+    let chunked = crate::pipeline::assemble(tok, &Default::default(), pieces, false).map_err(|e| e.to_string())?;
     if chunked.ids != whole.get_ids() {
         let at = chunked
             .ids

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::config::TokenizerConfig;
-use crate::encoding::Encoding;
+use crate::encoding::{Encoding, TextNamed};
 use crate::engine::own::OwnEngine;
 use crate::error::{Error, Result};
 #[cfg(not(target_arch = "wasm32"))]
@@ -261,10 +261,11 @@ impl Tokenizer {
             }
         }
         let frame = SpecialFrame::probe(&tok);
+        let named = TextNamed::of(&tok, unigram_unk(structure));
         let who = origin.as_deref().unwrap_or("tokenizer");
         let own = own.and_then(|engine| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                OwnEngine::verify(engine, &tok, &planner, &range_shape)
+                OwnEngine::verify(engine, &tok, &named, &planner, &range_shape)
             }))
             .unwrap_or_else(|_| Err("the yieldtok engine panicked in its load-time check".into()))
             .map_err(|why| format!("load-time check against tokenizers failed: {why}"))
@@ -284,6 +285,7 @@ impl Tokenizer {
                 config,
                 planner,
                 frame,
+                named,
                 default_piece_bytes: DEFAULT_PIECE_BYTES,
                 origin,
                 templates: Default::default(),
@@ -382,6 +384,7 @@ impl Tokenizer {
             config: i.config.clone(),
             planner: i.planner.clone(),
             frame: i.frame.clone(),
+            named: i.named.clone(),
             default_piece_bytes: i.default_piece_bytes,
             origin: i.origin.clone(),
             templates: Default::default(),
@@ -689,7 +692,7 @@ impl Tokenizer {
         let b = second.map(|s| self.raw_sequence(s, 1, opts, cancel)).transpose()?;
         let none = crate::post::Settings::default();
         let settings = if opts.truncate_and_pad { &self.inner.settings } else { &none };
-        crate::post::finish(&self.inner.tok, settings, a, b, opts.add_special_tokens)
+        crate::post::finish(&self.inner.tok, settings, a, b, opts.add_special_tokens, &self.inner.named)
     }
 
     /// `tokenizers`' `encode_single_sequence(sequence, type_id, ..)`: the sequence's tokens
@@ -999,6 +1002,14 @@ impl Tokenizer {
         self.spawn(move |t| t.decode_batch(&batch, skip_special_tokens))
     }
 
+    /// `tokenizers`' `Encoding.tokens` for an encoding of this tokenizer: each token's
+    /// vocabulary entry, the padding's `pad_token` for padding, and the text for the tokens
+    /// `tokenizers` names by it (a Unigram unknown piece, an added token matched with the
+    /// whitespace it strips or in normalized form: [`Encoding::token_texts`]).
+    pub fn tokens(&self, enc: &Encoding) -> Vec<String> {
+        enc.tokens(|id| self.id_to_token(id), self.padding().map(|p| p.pad_token.as_str()))
+    }
+
     // ---- decode ------------------------------------------------------------------------
 
     /// Decode ids to text, exactly like `tokenizers`' `decode`: ids the vocabulary lacks are
@@ -1011,4 +1022,14 @@ impl Tokenizer {
     pub fn decode_batch<S: AsRef<[u32]> + Sync>(&self, batch: &[S], skip_special_tokens: bool) -> Result<Vec<String>> {
         self.map_batch(batch, |ids| self.decode(ids.as_ref(), skip_special_tokens))
     }
+}
+
+/// The model's unknown id when it is a Unigram model's (from the file's view: `tokenizers`
+/// keeps it private), whose unknown pieces `tokenizers` names by their text.
+fn unigram_unk(structure: &Value) -> Option<u32> {
+    let model = &structure["model"];
+    if model["type"] != "Unigram" {
+        return None;
+    }
+    model["unk_id"].as_u64().and_then(|id| u32::try_from(id).ok())
 }

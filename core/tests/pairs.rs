@@ -80,11 +80,11 @@ fn attempt<T>(f: impl FnOnce() -> tokenizers::Result<T>) -> Option<T> {
     catch_unwind(AssertUnwindSafe(f)).ok().and_then(Result::ok)
 }
 
-fn check(what: &str, got: yieldtok::Result<Encoding>, want: Option<tokenizers::Encoding>) {
+fn check(what: &str, hf: &tokenizers::Tokenizer, got: yieldtok::Result<Encoding>, want: Option<tokenizers::Encoding>) {
     match (got, want) {
         (Ok(g), Some(w)) => {
             alignment(what, &g, &w);
-            same(what, &g, &Encoding::from(w))
+            same(what, &g, &Encoding::from_reference(w, hf))
         }
         (Err(_), None) => {}
         (Ok(g), None) => panic!("{what}: tokenizers fails, yieldtok gives {} tokens", g.len()),
@@ -161,6 +161,7 @@ fn same(what: &str, g: &Encoding, w: &Encoding) {
     assert!(g.word_ids == w.word_ids, "{what}: word ids");
     assert!(g.sequence_ids() == w.sequence_ids(), "{what}: sequence ids");
     assert_eq!(g.sequence_ranges, w.sequence_ranges, "{what}: sequence ranges");
+    assert_eq!(g.token_texts, w.token_texts, "{what}: token strings");
     assert_eq!(g.overflowing.len(), w.overflowing.len(), "{what}: overflowing parts");
     for (k, (a, b)) in g.overflowing.iter().zip(&w.overflowing).enumerate() {
         same(&format!("{what} overflowing[{k}]"), a, b);
@@ -204,7 +205,7 @@ fn pairs_truncation_padding_match_tokenizers() {
                 for add in [true, false] {
                     for (i, t) in texts.iter().enumerate() {
                         let want = attempt(|| hf.encode(t.as_str(), add));
-                        check(&label(&format!("single {i} add={add}")), tok.encode(t, add), want.clone());
+                        check(&label(&format!("single {i} add={add}")), &hf.hf, tok.encode(t, add), want.clone());
                         let ids = tok.encode_ids(t, add);
                         assert_eq!(
                             ids.ok(),
@@ -217,6 +218,7 @@ fn pairs_truncation_padding_match_tokenizers() {
                         let want = attempt(|| hf.encode((texts[a].as_str(), texts[b].as_str()), add));
                         check(
                             &label(&format!("pair {a},{b} add={add}")),
+                            &hf.hf,
                             tok.encode_pair(&texts[a], &texts[b], add),
                             want,
                         );
@@ -246,7 +248,7 @@ fn pairs_truncation_padding_match_tokenizers() {
                     (Ok(g), Some(w)) => {
                         assert_eq!(g.len(), w.len());
                         for (k, (g, w)) in g.into_iter().zip(w).enumerate() {
-                            check(&label(&format!("batch item {k}")), Ok(g.into_encoding().unwrap()), Some(w));
+                            check(&label(&format!("batch item {k}")), &hf.hf, Ok(g.into_encoding().unwrap()), Some(w));
                         }
                     }
                     (Err(_), None) => {}
@@ -258,7 +260,7 @@ fn pairs_truncation_padding_match_tokenizers() {
                     attempt(|| hf.encode_batch(singles.iter().map(|&t| EncodeInput::from(t)).collect(), true))
                 {
                     let got = tok.encode_batch(&singles, true).unwrap();
-                    let w: Vec<Encoding> = w.into_iter().map(Encoding::from).collect();
+                    let w: Vec<Encoding> = w.into_iter().map(|w| Encoding::from_reference(w, &hf.hf)).collect();
                     got.iter().zip(&w).for_each(|(g, w)| same(&label("encode_batch"), g, w));
                     let outs = block_on(tok.encode_batch_async(singles.clone(), EncodeOptions::default())).unwrap();
                     outs.iter().zip(&w).for_each(|(g, w)| {
@@ -316,7 +318,8 @@ fn long_text_truncation_with_overflow() {
         let tok = base.with_truncation(Some(params.clone())).unwrap();
         let mut hf = base.hf().clone();
         hf.with_truncation(Some(params)).unwrap();
-        let want = Encoding::from(Oracle { hf }.encode(text.as_str(), true).unwrap());
+        let oracle = Oracle { hf };
+        let want = Encoding::from_reference(oracle.encode(text.as_str(), true).unwrap(), &oracle.hf);
         assert!(want.overflowing.len() > 10, "{name}: {} tokens, {} overflowing", want.len(), want.overflowing.len());
         same(name, &tok.encode(&text, true).unwrap(), &want);
     }

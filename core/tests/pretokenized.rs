@@ -38,7 +38,7 @@ fn reference(tok: &yieldtok::Tokenizer, a: &[String], b: Option<&[String]>, add:
         None => EncodeInput::Single(seq(a)),
         Some(b) => EncodeInput::Dual(seq(a), seq(b)),
     };
-    Encoding::from(hf.encode(input, add).expect("reference encode"))
+    Encoding::from_reference(hf.encode(input, add).expect("reference encode"), &hf)
 }
 
 #[test]
@@ -93,7 +93,12 @@ fn pretokenized_input_equals_tokenizers_on_every_fixture() {
                     .unwrap();
                 for (k, (o, w)) in outs.into_iter().zip(want).enumerate() {
                     let got = o.into_encoding().unwrap();
-                    assert_same(&format!("{name} batch[{k}] add={add}"), "", &got, &Encoding::from(w));
+                    assert_same(
+                        &format!("{name} batch[{k}] add={add}"),
+                        "",
+                        &got,
+                        &Encoding::from_reference(w, tok.hf()),
+                    );
                 }
             }
         }

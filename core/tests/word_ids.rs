@@ -133,7 +133,7 @@ fn check(name: &str, extra: &[Extra], texts: &[String]) {
             );
         }
         for add in [false, true] {
-            let want = Encoding::from(own.hf().encode(text.as_str(), add).unwrap());
+            let want = Encoding::from_reference(own.hf().encode(text.as_str(), add).unwrap(), own.hf());
             for &piece in PIECES {
                 assert!(own.plan(text, piece).len() > 1, "{name}: text {ti} is one piece at {piece} bytes");
                 let what = |engine: &str| format!("{name}/text {ti}/{engine}/piece={piece}/add={add}");
@@ -209,7 +209,7 @@ fn check_loose(name: &str, extra: &[Extra], texts: &[String]) {
     let mut fails = Failures::default();
     let mut cut = 0;
     for (ti, text) in texts.iter().enumerate() {
-        let want = Encoding::from(own.hf().encode(text.as_str(), false).unwrap());
+        let want = Encoding::from_reference(own.hf().encode(text.as_str(), false).unwrap(), own.hf());
         for &piece in PIECES {
             cut += (own.plan(text, piece).len() > 1) as usize;
             let what = |engine: &str| format!("{name}/random {ti} {text:?}/{engine}/piece={piece}");

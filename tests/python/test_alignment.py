@@ -10,7 +10,6 @@ pieces (word ids counted over the whole text, on the own engine and on the refer
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 
@@ -21,8 +20,6 @@ from conftest import FIXTURES, VARIED, added_token_texts, fixture_dir, long_text
 ALL = FIXTURES + ["minilm", "mon_unigram", "spm_unigram"]
 
 _loaded: dict = {}
-# tokenizers objects of Unigram models: their unknown token's string is the text it stands for.
-UNIGRAM_UNK: set = set()
 
 
 def load(name, engine=None):
@@ -47,9 +44,6 @@ def load(name, engine=None):
         if engine == "reference":
             assert yt.encoding_engine == "tokenizers"
         hf = tokenizers.Tokenizer.from_file(str(d / "tokenizer.json"))
-        model = json.loads(hf.to_str())["model"]
-        if model["type"] == "Unigram" and model.get("unk_id") is not None:
-            UNIGRAM_UNK.add(id(hf))
         _loaded[key] = (yt, hf)
     yt, hf = _loaded[key]
     for t in (yt, hf):
@@ -75,16 +69,11 @@ def call(f, *args, **kw):
         return type(e)
 
 
-def aligned(got, want, what: str, unigram_unk: bool = False) -> None:
-    """Every alignment result of ``got`` (yieldtok) equals ``want``'s (tokenizers)."""
+def aligned(got, want, what: str) -> None:
+    """Every alignment result of ``got`` (yieldtok) equals ``want``'s (tokenizers), token
+    strings included (a Unigram unknown token is named by the text it covers in both)."""
     assert got.ids == want.ids, what
-    if unigram_unk:
-        # Known difference, left alone: a Unigram model's unknown token is the (normalized)
-        # text it covers in tokenizers, ``<unk>`` here; every other token must be equal.
-        assert len(got.tokens) == len(want.tokens), what
-        assert len({i for a, b, i in zip(got.tokens, want.tokens, want.ids) if a != b}) <= 1, what
-    else:
-        assert got.tokens == want.tokens, what
+    assert got.tokens == want.tokens, what
     assert got.offsets == want.offsets, what
     assert got.sequence_ids == want.sequence_ids, what
     wids = want.word_ids
@@ -120,7 +109,7 @@ def aligned(got, want, what: str, unigram_unk: bool = False) -> None:
                 assert g == call(getattr(want, m), p, s), f"{what}: {m}({p}, {s})"
     assert len(got.overflowing) == len(want.overflowing), what
     for k, (g, w) in enumerate(zip(got.overflowing, want.overflowing)):
-        aligned(g, w, f"{what} overflowing[{k}]", unigram_unk)
+        aligned(g, w, f"{what} overflowing[{k}]")
 
 
 def texts_for(hf) -> list[str]:
@@ -131,22 +120,20 @@ def texts_for(hf) -> list[str]:
 @pytest.mark.parametrize("name", ALL)
 def test_single_texts_and_pairs(name):
     yt, hf = load(name)
-    u = id(hf) in UNIGRAM_UNK
     texts = texts_for(hf)
     for add in (True, False):
         for i, t in enumerate(texts):
-            aligned(yt.encode(t, add_special_tokens=add), hf.encode(t, add_special_tokens=add), f"{name} {i} add={add}", u)
+            aligned(yt.encode(t, add_special_tokens=add), hf.encode(t, add_special_tokens=add), f"{name} {i} add={add}")
     for a, b in [(2, 5), (14, 6), (0, 3), (len(texts) - 1, 13), (16, 23), (len(VARIED), 2)]:
         for add in (True, False):
             aligned(
                 yt.encode(texts[a], texts[b], add_special_tokens=add),
                 hf.encode(texts[a], texts[b], add_special_tokens=add),
                 f"{name} pair {a},{b} add={add}",
-                u,
             )
     batch = [texts[i] if i % 3 else (texts[i], texts[(i + 5) % len(texts)]) for i in range(len(texts))]
     for k, (g, w) in enumerate(zip(yt.encode_batch(batch), hf.encode_batch(batch))):
-        aligned(g, w, f"{name} batch[{k}]", u)
+        aligned(g, w, f"{name} batch[{k}]")
 
 
 SETTINGS = [
@@ -161,7 +148,6 @@ SETTINGS = [
 @pytest.mark.parametrize("name", ALL)
 def test_truncation_overflowing_and_padding(name):
     yt, hf = load(name)
-    u = id(hf) in UNIGRAM_UNK
     texts = texts_for(hf)
     picks = [texts[i] for i in (2, 5, 6, 14, 17, 23)] + added_token_texts(hf)[:1] + texts[-1:]
     for trunc, pad in SETTINGS:
@@ -177,20 +163,20 @@ def test_truncation_overflowing_and_padding(name):
                 want = hf.encode(t)
             except BaseException:  # noqa: BLE001  (only_second on a single text)
                 continue
-            aligned(yt.encode(t), want, f"{tag} {i}", u)
+            aligned(yt.encode(t), want, f"{tag} {i}")
         for a, b in [(0, 3), (3, 1), (len(picks) - 1, 4)]:
             try:
                 want = hf.encode(picks[a], picks[b])
             except BaseException:  # noqa: BLE001  (a stride not below a truncated half)
                 continue
-            aligned(yt.encode(picks[a], picks[b]), want, f"{tag} pair {a},{b}", u)
+            aligned(yt.encode(picks[a], picks[b]), want, f"{tag} pair {a},{b}")
         mixed = [picks[1], (picks[2], picks[3]), picks[-1], picks[0]]
         try:
             want_b = hf.encode_batch(mixed)
         except BaseException:  # noqa: BLE001
             continue
         for k, (g, w) in enumerate(zip(yt.encode_batch(mixed), want_b)):
-            aligned(g, w, f"{tag} batch[{k}]", u)
+            aligned(g, w, f"{tag} batch[{k}]")
         for t in (yt, hf):
             t.no_truncation()
             t.no_padding()
@@ -203,7 +189,6 @@ def test_long_text_encoded_in_pieces(name, engine):
     ``tokenizers``' single pass numbers them; the ids alone would not show a numbering that
     restarts in each piece."""
     yt, hf = load(name, engine)
-    u = id(hf) in UNIGRAM_UNK
     # The load-time self-check compares word ids too: a numbering that broke at cuts would
     # switch cutting off (and pass below as one piece), so that must not happen.
     assert "self-check failed" not in yt.chunking, yt.chunking
@@ -213,9 +198,9 @@ def test_long_text_encoded_in_pieces(name, engine):
     assert len(text.encode()) > 4 * 64 * 1024
     got, want = yt.encode(text), hf.encode(text)
     assert got.word_ids == want.word_ids, f"{name} engine={engine} (chunking: {yt.chunking})"
-    aligned(got, want, f"{name} long engine={engine}", u)
+    aligned(got, want, f"{name} long engine={engine}")
     # A pair whose second text is long; and the long text cut by truncation, with overflowing.
-    aligned(yt.encode(text[:2000], text), hf.encode(text[:2000], text), f"{name} long pair engine={engine}", u)
+    aligned(yt.encode(text[:2000], text), hf.encode(text[:2000], text), f"{name} long pair engine={engine}")
     for trunc in (dict(max_length=512, stride=64), dict(max_length=300, direction="left")):
         yt.enable_truncation(**trunc)
         hf.enable_truncation(**trunc)
@@ -224,7 +209,7 @@ def test_long_text_encoded_in_pieces(name, engine):
         assert [o.word_ids for o in g.overflowing] == [o.word_ids for o in w.overflowing]
         for k in sorted({0, 1, len(w.overflowing) // 2, len(w.overflowing) - 1}):
             if k < len(w.overflowing):
-                aligned(g.overflowing[k], w.overflowing[k], f"{name} {trunc} overflowing[{k}] engine={engine}", u)
+                aligned(g.overflowing[k], w.overflowing[k], f"{name} {trunc} overflowing[{k}] engine={engine}")
 
 
 def test_pieces_actually_cut_and_words_go_past_one_piece():

@@ -300,7 +300,9 @@ class Encoding:
         pair's encoding the char offsets (converted per text before post-processing)."""
     @property
     def tokens(self) -> List[str]:
-        """The vocabulary string of each token."""
+        """The string of each token, as ``tokenizers``: the vocabulary's; ``pad_token`` for
+        padding; the text matched for an ``lstrip``/``rstrip``/``normalized`` added token and
+        the normalized text of a Unigram unknown piece."""
     @property
     def text(self) -> str:
         """The text that was encoded (a pair's first text; for pre-tokenized input its words

@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use tokenizers::Encoding as HfEncoding;
 use yieldtok_engine::{EncodeError, Engine, PieceOptions, Tokens};
 
-use crate::encoding::Encoding;
+use crate::encoding::{Encoding, TextNamed};
 use crate::error::{Error, Result};
 use crate::post::RangeShape;
 use crate::split::{Mode, Planner, ZoneCursor};
@@ -101,6 +101,7 @@ impl OwnEngine {
     pub(crate) fn verify(
         engine: Engine,
         tok: &tokenizers::Tokenizer,
+        named: &TextNamed,
         planner: &Planner,
         range_shape: &[Option<RangeShape>; 2],
     ) -> std::result::Result<Self, String> {
@@ -121,7 +122,7 @@ impl OwnEngine {
         let mut why = String::new();
         for post in candidates {
             own.post = post;
-            match own.check_assembly(tok, &plans, range_shape) {
+            match own.check_assembly(tok, named, &plans, range_shape) {
                 Ok(()) => return Ok(own),
                 Err(e) => {
                     log::info!("yieldtok: own engine: assembly {:?} refused: {e}", own.post);
@@ -170,6 +171,9 @@ impl OwnEngine {
             if (got.first_added, got.last_added) != (first_added, last_added) {
                 return Err(at("added-token words at the ends"));
             }
+            if piece_tokens(tok, &got).ne(want.get_tokens().iter().map(String::as_str)) {
+                return Err(at("token strings"));
+            }
             out.push(OwnPiece { start, tokens: got, joins_word });
             if end == start {
                 break;
@@ -184,17 +188,19 @@ impl OwnEngine {
     fn check_assembly(
         &self,
         tok: &tokenizers::Tokenizer,
+        named: &TextNamed,
         plans: &[(&str, usize, Vec<OwnPiece>)],
         range_shape: &[Option<RangeShape>; 2],
     ) -> std::result::Result<(), String> {
         for add in [false, true] {
             for (text, target, pieces) in plans {
-                let want = Encoding::from(tok.encode(*text, add).map_err(|e| format!("reference encode failed: {e}"))?);
+                let want = tok.encode(*text, add).map_err(|e| format!("reference encode failed: {e}"))?;
+                let want = Encoding::from_reference(want, tok);
                 let copy = pieces
                     .iter()
                     .map(|p| OwnPiece { start: p.start, tokens: p.tokens.clone(), joins_word: p.joins_word })
                     .collect();
-                let mut got = self.assemble(tok, copy, add).map_err(|e| e.to_string())?;
+                let mut got = self.assemble(tok, named, copy, add).map_err(|e| e.to_string())?;
                 if let Some(shape) = &range_shape[add as usize] {
                     got.sequence_ranges = shape.ranges(got.len());
                 }
@@ -288,6 +294,7 @@ impl OwnEngine {
     pub(crate) fn assemble(
         &self,
         tok: &tokenizers::Tokenizer,
+        named: &TextNamed,
         pieces: Vec<OwnPiece>,
         add_special_tokens: bool,
     ) -> Result<Encoding> {
@@ -296,15 +303,26 @@ impl OwnEngine {
             Post::PostProcess => {
                 let enc = to_hf(tok, &pieces);
                 let processed = tok.post_process(enc, None, add_special_tokens).map_err(Error::tokenize)?;
-                Ok(Encoding::from(processed))
+                Ok(Encoding::from_hf(processed, named))
             }
         }
     }
 }
 
+/// One piece's token strings as `tokenizers` names them: the vocabulary's, except those the
+/// engine names by their text ([`Tokens::values`]).
+fn piece_tokens<'a>(tok: &'a tokenizers::Tokenizer, t: &'a Tokens) -> impl Iterator<Item = String> + 'a {
+    let mut named = t.values.iter().peekable();
+    t.ids.iter().enumerate().map(move |(i, &id)| match named.next_if(|(k, _)| *k as usize == i) {
+        Some((_, text)) => text.clone(),
+        None => tok.id_to_token(id).unwrap_or_default(),
+    })
+}
+
 /// The pieces as one `tokenizers::Encoding` before post-processing (what the reference
-/// pipeline's `into_encoding` gives for the whole text): token strings from the vocabulary,
-/// words numbered over the whole text, type ids 0, masks of an unprocessed encoding.
+/// pipeline's `into_encoding` gives for the whole text): token strings from the vocabulary
+/// (or the text the engine names a token by), words numbered over the whole text, type ids
+/// 0, masks of an unprocessed encoding.
 pub(crate) fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncoding {
     let n: usize = pieces.iter().map(|p| p.tokens.ids.len()).sum();
     let mut ids = Vec::with_capacity(n);
@@ -314,7 +332,7 @@ pub(crate) fn to_hf(tok: &tokenizers::Tokenizer, pieces: &[OwnPiece]) -> HfEncod
     let bases = crate::pipeline::word_bases(pieces.iter().map(OwnPiece::words));
     for (p, word_base) in pieces.iter().zip(bases) {
         ids.extend_from_slice(&p.tokens.ids);
-        tokens.extend(p.tokens.ids.iter().map(|&id| tok.id_to_token(id).unwrap_or_default()));
+        tokens.extend(piece_tokens(tok, &p.tokens));
         words.extend(p.tokens.words.iter().map(|&w| Some(word_base + w)));
         offsets.extend(p.tokens.offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));
     }
@@ -419,6 +437,8 @@ impl Frame {
         e.word_ids.resize(prefix.len(), None);
         let bases = crate::pipeline::word_bases(pieces.iter().map(OwnPiece::words));
         for (p, word_base) in pieces.iter().zip(bases) {
+            let at = e.ids.len();
+            e.token_texts.extend(p.tokens.values.iter().map(|(k, text)| (at + *k as usize, text.clone())));
             e.ids.extend_from_slice(&p.tokens.ids);
             e.offsets.extend(p.tokens.offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));
             e.word_ids.extend(p.tokens.words.iter().map(|&w| Some(word_base + w)));

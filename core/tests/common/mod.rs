@@ -42,12 +42,13 @@ pub fn assert_own_engine(tok: &Tokenizer, name: &str) {
 /// and padding (`tok.hf()` has neither: yieldtok keeps them apart).
 pub fn reference(tok: &Tokenizer, text: &str, add_special: bool) -> Encoding {
     if tok.truncation().is_none() && tok.padding().is_none() {
-        return Encoding::from(tok.hf().encode(text, add_special).expect("reference encode"));
+        return Encoding::from_reference(tok.hf().encode(text, add_special).expect("reference encode"), tok.hf());
     }
     let mut hf = tok.hf().clone();
     hf.with_truncation(tok.truncation().cloned()).expect("truncation");
     hf.with_padding(tok.padding().cloned());
-    Encoding::from(Oracle { hf }.encode(text, add_special).expect("reference encode"))
+    let oracle = Oracle { hf };
+    Encoding::from_reference(oracle.encode(text, add_special).expect("reference encode"), &oracle.hf)
 }
 
 /// `tokenizers`' encode as Python `tokenizers` 0.23.3 runs it (see `tests/pairs.rs`: the
@@ -114,6 +115,9 @@ pub fn assert_same(what: &str, text: &str, got: &Encoding, want: &Encoding) {
             &want.word_ids[lo..(at + 3).min(want.len())]
         );
     }
+    if got.ids == want.ids && got.offsets == want.offsets && got.token_texts != want.token_texts {
+        panic!("{what}: token strings differ: got {:?} want {:?}", got.token_texts, want.token_texts);
+    }
     let at = got
         .ids
         .iter()
@@ -140,7 +144,7 @@ pub fn assert_same(what: &str, text: &str, got: &Encoding, want: &Encoding) {
 }
 
 /// Every field of two encodings but `overflowing` is equal: length, ids, offsets, word ids,
-/// type ids, special-tokens and attention masks, sequence ranges.
+/// type ids, special-tokens and attention masks, sequence ranges, token strings.
 pub fn assert_same_fields(what: &str, got: &Encoding, want: &Encoding) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     assert!(got.ids == want.ids, "{what}: ids");
@@ -150,4 +154,5 @@ pub fn assert_same_fields(what: &str, got: &Encoding, want: &Encoding) {
     assert!(got.special_tokens_mask == want.special_tokens_mask, "{what}: special tokens mask");
     assert!(got.attention_mask == want.attention_mask, "{what}: attention mask");
     assert_eq!(got.sequence_ranges, want.sequence_ranges, "{what}: sequence ranges");
+    assert_eq!(got.token_texts, want.token_texts, "{what}: token strings");
 }
