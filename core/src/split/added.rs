@@ -29,10 +29,10 @@ pub(crate) struct Zone {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct PatternInfo {
-    exact: bool,
-    lstrip: bool,
-    rstrip: bool,
+pub(crate) struct PatternInfo {
+    pub(crate) exact: bool,
+    pub(crate) lstrip: bool,
+    pub(crate) rstrip: bool,
 }
 
 /// Which cut classes normalized added tokens rule out.
@@ -95,7 +95,7 @@ impl AddedMatcher {
 
     /// From the contents, their `(exact, lstrip, rstrip)` flags and the blocked cut classes
     /// (`new`'s results; what the compact form keeps).
-    fn from_parts(patterns: Vec<String>, info: Vec<PatternInfo>, blocks: Blocks) -> Result<Self, String> {
+    pub(crate) fn from_parts(patterns: Vec<String>, info: Vec<PatternInfo>, blocks: Blocks) -> Result<Self, String> {
         let ac = if patterns.is_empty() {
             None
         } else {
@@ -137,10 +137,20 @@ impl AddedMatcher {
         self.info.iter().any(|i| !i.exact)
     }
 
-    /// The next zone starting at or after `from`, if any.
-    pub(crate) fn next_zone(&self, text: &str, from: usize) -> Option<Zone> {
+    /// Whether some zone may start before its match (an `lstrip` token takes in the
+    /// whitespace before it).
+    pub(crate) fn strips_left(&self) -> bool {
+        self.info.iter().any(|i| i.lstrip)
+    }
+
+    /// The next zone whose match starts at or after `from` and before `until`, if any: only
+    /// `text[from..until]` and the longest token's length beyond it are searched. It is the
+    /// zone of the next match in the whole text when that starts before `until`: such a match
+    /// lies whole in what is searched, so the leftmost (then longest) one is found there.
+    pub(crate) fn next_zone_within(&self, text: &str, from: usize, until: usize) -> Option<Zone> {
         let ac = self.ac.as_ref()?;
-        let m = ac.find(Input::new(text).range(from..))?;
+        let end = until.saturating_add(ac.max_pattern_len()).min(text.len());
+        let m = ac.find(Input::new(text).range(from..end)).filter(|m| m.start() < until)?;
         let info = self.info[m.pattern().as_usize()];
         if info.exact {
             return Some(Zone { start: m.start(), end: m.end(), kind: ZoneKind::Edge });

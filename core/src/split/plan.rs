@@ -15,6 +15,10 @@ pub(crate) enum Mode {
     Continuation,
 }
 
+/// Bytes of text searched for added tokens at a time, past where the walk has come.
+/// (A few bytes in unit tests, so that their short texts span many windows.)
+const ZONE_WINDOW: usize = if cfg!(test) { 3 } else { 64 * 1024 };
+
 /// Rules + added-token matcher of one tokenizer.
 #[derive(Clone)]
 pub(crate) struct Planner {
@@ -41,24 +45,58 @@ pub(crate) struct Next {
 #[derive(Debug, Default)]
 pub struct ZoneCursor {
     zones: std::collections::VecDeque<Zone>,
-    /// Where the next zone search starts (the end of the last zone found).
+    /// Where the next zone search starts (the end of the last zone found, or of the last
+    /// window searched without a match).
     search_from: usize,
+    /// Every zone starting before this is known (see [`Planner::fill`]).
+    known_to: usize,
     exhausted: bool,
 }
 
+/// Where the last char of `text[from..to]` that is not whitespace starts, if there is one
+/// (`None` too when `to` is not a char boundary).
+fn last_not_blank(text: &str, from: usize, to: usize) -> Option<usize> {
+    let (at, _) =
+        text.get(..to)?.char_indices().rev().take_while(|&(i, _)| i >= from).find(|(_, c)| !c.is_whitespace())?;
+    Some(at)
+}
+
 impl Planner {
-    /// Make sure every zone starting before `upto` is known (plus one beyond).
+    /// Make sure every zone starting before `upto` is known. Zones are searched in windows of
+    /// [`ZONE_WINDOW`] bytes, so a text without added tokens is searched only as far as the
+    /// walk has come, not to its end. Every zone whose match starts before `search_from` is
+    /// known; a later zone starts at its match, or, for an `lstrip` token, at the whitespace
+    /// run before it, which cannot reach back past a char that is not whitespace.
     fn fill(&self, text: &str, cur: &mut ZoneCursor, upto: usize) {
+        if upto <= cur.known_to {
+            return;
+        }
+        let len = text.len();
         while !cur.exhausted && cur.zones.back().is_none_or(|z| z.start < upto) {
-            match self.added.next_zone(text, cur.search_from) {
+            if cur.search_from >= upto {
+                if !self.added.strips_left() {
+                    cur.known_to = cur.search_from;
+                    return;
+                }
+                if let Some(q) = last_not_blank(text, upto, cur.search_from) {
+                    cur.known_to = q + 1;
+                    return;
+                }
+            }
+            let mut until = cur.search_from.max(upto).saturating_add(ZONE_WINDOW).min(len);
+            while !text.is_char_boundary(until) {
+                until += 1;
+            }
+            match self.added.next_zone_within(text, cur.search_from, until) {
                 Some(z) => {
-                    cur.search_from = z.end.max(z.start + 1).min(text.len());
+                    cur.search_from = z.end.max(z.start + 1).min(len);
                     cur.zones.push_back(z);
-                    if z.end >= text.len() {
+                    if z.end >= len {
                         cur.exhausted = true;
                     }
                 }
-                None => cur.exhausted = true,
+                None if until >= len => cur.exhausted = true,
+                None => cur.search_from = until,
             }
         }
     }
@@ -168,6 +206,74 @@ impl Planner {
             p += 1;
             while p < len && !text.is_char_boundary(p) {
                 p += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::added::{Blocks, PatternInfo};
+    use proptest::prelude::*;
+
+    /// A planner whose tokens are `<a>` (exact), `<bb>` (lstrip), `<c>` (rstrip) and `aa`
+    /// (exact), with `strips`: without the lstrip one.
+    fn planner(strips: bool) -> Planner {
+        let mut patterns = vec!["<a>", "<c>", "aa"];
+        let mut info = vec![
+            PatternInfo { exact: true, lstrip: false, rstrip: false },
+            PatternInfo { exact: false, lstrip: false, rstrip: true },
+            PatternInfo { exact: true, lstrip: false, rstrip: false },
+        ];
+        if strips {
+            patterns.push("<bb>");
+            info.push(PatternInfo { exact: false, lstrip: true, rstrip: false });
+        }
+        let added = AddedMatcher::from_parts(patterns.into_iter().map(String::from).collect(), info, Blocks::default())
+            .unwrap();
+        Planner { rules: CutRules::unchunked("test"), added }
+    }
+
+    /// The zones of `text` as the unbounded search finds them, in order.
+    fn all_zones(p: &Planner, text: &str) -> Vec<Zone> {
+        let mut out = Vec::new();
+        let mut from = 0;
+        while let Some(z) = p.added.next_zone_within(text, from, text.len()) {
+            from = z.end.max(z.start + 1).min(text.len());
+            out.push(z);
+            if z.end >= text.len() {
+                break;
+            }
+        }
+        out
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        let atom = prop::sample::select(vec![
+            "<a>", "<bb>", "<c>", "aa", "a", "<", ">", "b", " ", "  ", "\n", "\u{3000}", "\u{a0}", "é", "日本",
+        ]);
+        prop::collection::vec((atom, 1usize..6), 0..60).prop_map(|v| v.into_iter().map(|(a, n)| a.repeat(n)).collect())
+    }
+
+    proptest! {
+        /// `fill`, searching in windows, knows every zone that starts before the position
+        /// it is asked for, and only zones of the unbounded search, in its order — whatever
+        /// the positions asked for (tiny windows under `cfg(test)`: see [`ZONE_WINDOW`]).
+        #[test]
+        fn windowed_fill_finds_the_unbounded_zones(s in text(), strips in any::<bool>(), steps in prop::collection::vec(0usize..40, 1..20)) {
+            let p = planner(strips);
+            let want = all_zones(&p, &s);
+            let mut cur = ZoneCursor::default();
+            let mut upto = 0;
+            for step in steps.into_iter().chain([s.len() + 1]) {
+                upto = (upto + step).min(s.len() + 1);
+                p.fill(&s, &mut cur, upto);
+                let got: Vec<Zone> = cur.zones.iter().copied().collect();
+                prop_assert_eq!(&got[..], &want[..got.len().min(want.len())], "{:?} upto {}", s, upto);
+                prop_assert!(got.len() <= want.len());
+                let needed = want.iter().filter(|z| z.start < upto).count();
+                prop_assert!(got.len() >= needed, "{:?} upto {}: {} zones known, {} start before", s, upto, got.len(), needed);
             }
         }
     }
