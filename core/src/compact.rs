@@ -471,7 +471,9 @@ impl CompactJob {
             }
             Output::Full => {
                 let pieces = std::mem::take(&mut st.pieces);
-                let mut enc = own.assemble_direct(&pieces, self.add).ok_or_else(|| Error::Panic("no frame".into()))?;
+                let mut enc = own
+                    .assemble_direct(&pieces, self.add, usize::MAX)
+                    .ok_or_else(|| Error::Panic("no frame".into()))?;
                 if let Some(shape) = &self.tok.range_shape[self.add as usize] {
                     enc.sequence_ranges = shape.ranges(enc.len());
                 }

@@ -645,6 +645,11 @@ impl EncodeJob {
                         }
                     }
                 }
+                if self.opts.output == Output::Full && full.is_empty() {
+                    if let Some(enc) = direct_single(inner, settings, &own, add) {
+                        return Ok(JobOutput::Full(enc));
+                    }
+                }
                 let raw = raw_encoding(inner, full, own, ids);
                 let enc = crate::post::finish(&inner.tok, settings, raw, None, add, &inner.named)?;
                 return Ok(match self.opts.output {
@@ -674,6 +679,26 @@ impl EncodeJob {
         }))
         .unwrap_or_else(|p| Err(Error::from_panic(p)))
     }
+}
+
+/// A single text's own-engine pieces truncated, framed and padded as [`crate::post::finish`]
+/// would, without its round trip through a `tokenizers::Encoding` (which names every token by
+/// a `String`, and builds the overflowing parts to drop them), when the engine frames special
+/// tokens directly and `settings` ask nothing more than [`crate::post::kept_single`] allows;
+/// else `None`. The result is `post::finish`'s: the frame is the post-processor's (probed at
+/// load), and a right cut keeps a prefix of the tokens, which the frame does not look into.
+fn direct_single(inner: &Inner, settings: &crate::post::Settings, own: &[OwnPiece], add: bool) -> Option<Encoding> {
+    let engine = inner.own()?;
+    let content = own.iter().map(|p| p.tokens.ids.len()).sum();
+    let keep = crate::post::kept_single(settings, content, crate::post::n_added_tokens(&inner.tok, false), add)?;
+    let mut enc = engine.assemble_direct(own, add, keep)?;
+    if let Some(shape) = &inner.range_shape[add as usize] {
+        enc.sequence_ranges = shape.ranges(enc.len());
+    }
+    if let Some(params) = &settings.padding {
+        crate::post::pad_single(&mut enc, params);
+    }
+    Some(enc)
 }
 
 type Split = (Vec<crate::pipeline::RefPiece>, Vec<OwnPiece>, Vec<u32>);

@@ -116,6 +116,36 @@ pub(crate) fn post_process(
     })
 }
 
+/// How many content tokens [`post_process`] keeps of a single sequence of `content` tokens,
+/// when that is all it does to them besides adding the post-processor's `n_added` special
+/// tokens (with `add`) and padding: no truncation in force or none needed, or a right
+/// truncation whose overflowing parts are dropped. `None` when it does more (overflowing parts
+/// to build, a left cut, an error to raise): then [`post_process`] itself must run.
+///
+/// `truncate_encodings` on one sequence cuts only when `content` exceeds the effective
+/// `max_length` (less `n_added`, wrapping as [`post_process`] computes it), and then keeps the
+/// first `max_length` tokens (`longest_first` and `only_first` alike; `only_second` errors);
+/// `Encoding::truncate` asserts `stride < max_length` first (unless it cuts to nothing), which
+/// [`post_process`] reports.
+pub(crate) fn kept_single(settings: &Settings, content: usize, n_added: usize, add: bool) -> Option<usize> {
+    let Some(trunc) = &settings.truncation else { return Some(content) };
+    let max = if add && n_added > 0 { trunc.max_length.wrapping_sub(n_added) } else { trunc.max_length };
+    if content <= max {
+        return Some(content);
+    }
+    let plain = trunc.direction == TruncationDirection::Right
+        && settings.drop_overflowing
+        && trunc.strategy != TruncationStrategy::OnlySecond
+        && (max == 0 || trunc.stride < max);
+    plain.then_some(max)
+}
+
+/// `pad_encodings` of one finished encoding (what [`post_process`] does last).
+pub(crate) fn pad_single(enc: &mut Encoding, params: &PaddingParams) {
+    let target = pad_target(params, enc.len());
+    enc.pad(target, params.pad_id, params.pad_type_id, matches!(params.direction, PaddingDirection::Left));
+}
+
 /// [`post_process`] into a yieldtok [`Encoding`].
 pub(crate) fn finish(
     tok: &tokenizers::Tokenizer,

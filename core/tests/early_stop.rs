@@ -2,12 +2,16 @@
 //! encode): right truncation of a long text encodes only the pieces the kept tokens come from,
 //! and gives `tokenizers`' result (the whole text encoded, then truncated) in every field but
 //! `overflowing`, on every fixture, with and without special tokens, for short and long
-//! `max_length`s, single encodes and batches (padding over the batch included).
+//! `max_length`s, single encodes (padded to a fixed length on either side too) and batches
+//! (padding over the batch included).
 
 mod common;
 
 use common::*;
-use yieldtok::{EncodeOptions, Encoding, Output, PaddingParams, TruncationDirection, TruncationParams};
+use yieldtok::{
+    EncodeOptions, Encoding, Output, PaddingDirection, PaddingParams, PaddingStrategy, TruncationDirection,
+    TruncationParams,
+};
 use yieldtok_testkit::fixtures::{ENGINE_EXTRA, NAMES};
 
 fn without_overflowing(mut e: Encoding) -> Encoding {
@@ -81,6 +85,30 @@ fn early_stop_matches_whole_encode_then_truncate() {
         let want = without_overflowing(reference(&tok, &huge, true));
         assert_fields(&format!("{name} parallel"), &tok.with_overflowing(false).encode(&huge, true).unwrap(), &want);
         assert_eq!(tok.encode_ids(&huge, true).unwrap(), want.ids, "{name} parallel ids");
+        // One text truncated and padded to a fixed length, on the left and on the right (a text
+        // shorter than the truncation is padded, a longer one cut, then padded to the multiple).
+        for (direction, length, multiple) in
+            [(PaddingDirection::Left, 700, Some(7)), (PaddingDirection::Right, 90, None)]
+        {
+            let padding = PaddingParams {
+                strategy: PaddingStrategy::Fixed(length),
+                direction,
+                pad_to_multiple_of: multiple,
+                pad_id: 3,
+                pad_type_id: 1,
+                ..Default::default()
+            };
+            let tok = base
+                .with_truncation(Some(TruncationParams { max_length: 600, ..Default::default() }))
+                .unwrap()
+                .with_padding(Some(padding));
+            for (i, text) in [long.as_str(), "short text"].into_iter().enumerate() {
+                let want = without_overflowing(reference(&tok, text, true));
+                let what = format!("{name} padded {direction:?} text {i}");
+                assert_fields(&what, &tok.with_overflowing(false).encode(text, true).unwrap(), &want);
+                assert_same_fields(&what, &tok.encode(text, true).unwrap(), &reference(&tok, text, true));
+            }
+        }
         // A batch with padding over it: each item stops early, the batch is padded as usual.
         let tok = base
             .with_truncation(Some(TruncationParams { max_length: 64, ..Default::default() }))

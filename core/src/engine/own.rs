@@ -242,10 +242,17 @@ impl OwnEngine {
         OwnEngine { engine, post: Post::Direct(Frame { prefix, suffix, content_type }) }
     }
 
-    /// [`assemble`](Self::assemble) for a direct frame (`None` if the engine has none).
-    pub(crate) fn assemble_direct(&self, pieces: &[OwnPiece], add_special_tokens: bool) -> Option<Encoding> {
+    /// [`assemble`](Self::assemble) for a direct frame (`None` if the engine has none), of
+    /// the first `keep` content tokens only (`usize::MAX`: all of them): what `tokenizers`
+    /// gives for the pieces right-truncated to `keep` tokens, then post-processed.
+    pub(crate) fn assemble_direct(
+        &self,
+        pieces: &[OwnPiece],
+        add_special_tokens: bool,
+        keep: usize,
+    ) -> Option<Encoding> {
         match &self.post {
-            Post::Direct(frame) => Some(frame.assemble(pieces, add_special_tokens)),
+            Post::Direct(frame) => Some(frame.assemble(pieces, add_special_tokens, keep)),
             Post::PostProcess => None,
         }
     }
@@ -299,7 +306,7 @@ impl OwnEngine {
         add_special_tokens: bool,
     ) -> Result<Encoding> {
         match &self.post {
-            Post::Direct(frame) => Ok(frame.assemble(&pieces, add_special_tokens)),
+            Post::Direct(frame) => Ok(frame.assemble(&pieces, add_special_tokens, usize::MAX)),
             Post::PostProcess => {
                 let enc = to_hf(tok, &pieces);
                 let processed = tok.post_process(enc, None, add_special_tokens).map_err(Error::tokenize)?;
@@ -410,8 +417,9 @@ impl Frame {
         (one == three && zero.prefix.iter().chain(&zero.suffix).copied().eq(framed)).then_some(one)
     }
 
-    fn assemble(&self, pieces: &[OwnPiece], add: bool) -> Encoding {
-        let n: usize = pieces.iter().map(|p| p.tokens.ids.len()).sum();
+    /// The first `keep` content tokens of `pieces` in this frame (all: `usize::MAX`).
+    fn assemble(&self, pieces: &[OwnPiece], add: bool, keep: usize) -> Encoding {
+        let n = pieces.iter().map(|p| p.tokens.ids.len()).sum::<usize>().min(keep);
         type Ids<'a> = &'a [(u32, u32)];
         let (prefix, suffix, content_type): (Ids, Ids, u32) =
             if add { (&self.prefix, &self.suffix, self.content_type) } else { (&[], &[], 0) };
@@ -438,10 +446,16 @@ impl Frame {
         let bases = crate::pipeline::word_bases(pieces.iter().map(OwnPiece::words));
         for (p, word_base) in pieces.iter().zip(bases) {
             let at = e.ids.len();
-            e.token_texts.extend(p.tokens.values.iter().map(|(k, text)| (at + *k as usize, text.clone())));
-            e.ids.extend_from_slice(&p.tokens.ids);
-            e.offsets.extend(p.tokens.offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));
-            e.word_ids.extend(p.tokens.words.iter().map(|&w| Some(word_base + w)));
+            let take = p.tokens.ids.len().min(prefix.len() + n - at);
+            if take == 0 {
+                break;
+            }
+            let named = p.tokens.values.iter().take_while(|(k, _)| (*k as usize) < take);
+            e.token_texts.extend(named.map(|(k, text)| (at + *k as usize, text.clone())));
+            e.ids.extend_from_slice(&p.tokens.ids[..take]);
+            let offsets = &p.tokens.offsets[..take];
+            e.offsets.extend(offsets.iter().map(|&(a, b)| (p.start + a as usize, p.start + b as usize)));
+            e.word_ids.extend(p.tokens.words[..take].iter().map(|&w| Some(word_base + w)));
         }
         e.type_ids.resize(prefix.len() + n, content_type);
         e.special_tokens_mask.resize(prefix.len() + n, 0);
