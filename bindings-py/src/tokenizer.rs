@@ -366,6 +366,20 @@ impl Tokenizer {
         EncData::new(enc, text, self.tok().clone())
     }
 
+    /// The tokenizer to encode single texts with, and whether their overflowing parts are
+    /// deferred: under right truncation the core's `with_overflowing(false)` stops early (and
+    /// skips building the parts), and `Encoding.overflowing` computes them from the whole text
+    /// on first read (`EncData::deferred`). In a batch only without padding to the batch's
+    /// longest, which pads each item's overflowing parts to the batch's length too.
+    fn single_text_tok(&self, batch: bool) -> (yieldtok::Tokenizer, bool) {
+        let whole = self.tok();
+        let defer = whole.keeps_overflowing()
+            && whole.truncation().is_some_and(|t| t.direction == yieldtok::TruncationDirection::Right)
+            && !(batch
+                && whole.padding().is_some_and(|p| matches!(p.strategy, yieldtok::PaddingStrategy::BatchLongest)));
+        (if defer { whole.with_overflowing(false) } else { whole }, defer)
+    }
+
     fn load(py: Python<'_>, f: impl FnOnce() -> yieldtok::Result<yieldtok::Tokenizer> + Send) -> PyResult<Self> {
         py.detach(|| guard(f)).map(Tokenizer::new)
     }
@@ -813,16 +827,11 @@ impl Tokenizer {
             return Ok(Encoding { d: EncData::of_input(enc, &input, tok) });
         }
         let text = text_arg(sequence, "sequence")?;
-        // Right truncation stops early (the core's `with_overflowing(false)`); the overflowing
-        // parts are computed only if `Encoding.overflowing` is read (`EncData::deferred`).
-        let whole = self.tok();
-        let defer = whole.keeps_overflowing()
-            && whole.truncation().is_some_and(|t| t.direction == yieldtok::TruncationDirection::Right);
-        let tok = if defer { whole.with_overflowing(false) } else { whole.clone() };
+        let (tok, defer) = self.single_text_tok(false);
         let enc = if text.len() >= yieldtok::PARALLEL_MIN_BYTES {
             let (t, opts) = (text.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
             interruptible_core(py, &tok, move |tok, cancel| {
-                Ok(tok.encode_with_cancel(&t, &opts, cancel)?.into_encoding().expect("full output requested"))
+                Ok(tok.encode_shared_with_cancel(t, &opts, cancel)?.into_encoding().expect("full output requested"))
             })?
         } else {
             let work = || guard(|| tok.encode(&text, add_special_tokens));
@@ -833,7 +842,7 @@ impl Tokenizer {
             }
         };
         if defer {
-            return Ok(Encoding { d: EncData::deferred(enc, text, whole, add_special_tokens) });
+            return Ok(Encoding { d: EncData::deferred(enc, text, self.tok(), add_special_tokens) });
         }
         Ok(Encoding { d: self.wrap(enc, text) })
     }
@@ -851,7 +860,7 @@ impl Tokenizer {
                 ..Default::default()
             };
             return interruptible_core(py, &self.tok(), move |tok, cancel| {
-                Ok(tok.encode_with_cancel(&text, &opts, cancel)?.ids().len())
+                Ok(tok.encode_shared_with_cancel(text, &opts, cancel)?.ids().len())
             });
         }
         let work = || guard(|| self.tok().count(&text, add_special_tokens));
@@ -884,16 +893,22 @@ impl Tokenizer {
         }
         let texts: Arc<Vec<Arc<str>>> = Arc::new(inputs.iter().map(single_text).collect());
         let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        let (tok, defer) = self.single_text_tok(true);
         let encs = if bytes >= DETACH_BYTES {
             let (t, opts) = (texts.clone(), EncodeOptions { add_special_tokens, ..Default::default() });
-            interruptible_core(py, &self.tok(), move |tok, cancel| tok.encode_batch_with_cancel(&t, &opts, cancel))?
+            interruptible_core(py, &tok, move |tok, cancel| tok.encode_batch_with_cancel(&t, &opts, cancel))?
                 .into_iter()
                 .map(|o| o.into_encoding().expect("full output requested"))
                 .collect()
         } else {
-            guard(|| self.tok().encode_batch(&texts, add_special_tokens))?
+            guard(|| tok.encode_batch(&texts, add_special_tokens))?
         };
-        let items = encs.into_iter().zip(texts.iter().cloned()).map(|(e, t)| self.wrap(e, t)).collect();
+        let whole = self.tok();
+        let item = |(e, t)| match defer {
+            true => EncData::deferred(e, t, whole.clone(), add_special_tokens),
+            false => self.wrap(e, t),
+        };
+        let items = encs.into_iter().zip(texts.iter().cloned()).map(item).collect();
         Ok(BatchEncoding::new(items, self.pad_id()))
     }
 

@@ -807,32 +807,53 @@ impl Tokenizer {
         self.encode_until(text, opts, Some(cancel))
     }
 
-    fn encode_until(&self, text: &str, opts: &EncodeOptions, cancel: Option<&crate::CancelFlag>) -> Result<JobOutput> {
+    /// [`encode_with_cancel`](Self::encode_with_cancel) of a text the caller already holds
+    /// shared: the job keeps it as it is (a `&str` is copied into the job).
+    pub fn encode_shared_with_cancel(
+        &self,
+        text: Arc<str>,
+        opts: &EncodeOptions,
+        cancel: &crate::CancelFlag,
+    ) -> Result<JobOutput> {
+        self.encode_until(text, opts, Some(cancel))
+    }
+
+    fn encode_until<T: AsRef<str> + Into<Arc<str>>>(
+        &self,
+        text: T,
+        opts: &EncodeOptions,
+        cancel: Option<&crate::CancelFlag>,
+    ) -> Result<JobOutput> {
         self.run_job(text, opts, cancel)?.finish()
     }
 
     /// A job over `text`, run to its end: in parallel pieces when long (native).
-    fn run_job(&self, text: &str, opts: &EncodeOptions, cancel: Option<&crate::CancelFlag>) -> Result<EncodeJob> {
+    fn run_job<T: AsRef<str> + Into<Arc<str>>>(
+        &self,
+        text: T,
+        opts: &EncodeOptions,
+        cancel: Option<&crate::CancelFlag>,
+    ) -> Result<EncodeJob> {
         if cancel.is_some_and(crate::CancelFlag::is_cancelled) {
             return Err(Error::Cancelled);
         }
+        let len = text.as_ref().len();
         #[cfg(not(target_arch = "wasm32"))]
-        if text.len() >= PARALLEL_MIN_BYTES && self.inner.planner.rules.is_chunked() {
+        if len >= PARALLEL_MIN_BYTES && self.inner.planner.rules.is_chunked() {
             let threads = self.inner.scheduler.threads().max(1);
             // Pieces for the fast engine stay under its serial bound (a piece ends at the first
             // safe cut at or after its target, so the target leaves room).
             let max = if self.inner.fast_serves(opts.output) { FAST_MAX_PIECE_TARGET } else { 1 << 20 };
-            let piece = opts.piece_bytes.unwrap_or_else(|| (text.len() / (threads * 4)).clamp(16 * 1024, max));
-            let job = self.job_until(text, EncodeOptions { piece_bytes: Some(piece), ..opts.clone() }, cancel);
+            let piece = opts.piece_bytes.unwrap_or_else(|| (len / (threads * 4)).clamp(16 * 1024, max));
+            let job = self.job_until(text.into(), EncodeOptions { piece_bytes: Some(piece), ..opts.clone() }, cancel);
             job.run_parallel();
             return Ok(job);
         }
         // One piece on native (the parallel path above handles long texts); on wasm32 long
         // texts in 64 KB pieces, which measured faster than one whole-text call there.
-        let whole =
-            if cfg!(target_arch = "wasm32") && text.len() >= PARALLEL_MIN_BYTES { 64 * 1024 } else { usize::MAX };
+        let whole = if cfg!(target_arch = "wasm32") && len >= PARALLEL_MIN_BYTES { 64 * 1024 } else { usize::MAX };
         let job = self.job_until(
-            text,
+            text.into(),
             EncodeOptions { piece_bytes: Some(opts.piece_bytes.unwrap_or(whole)), ..opts.clone() },
             cancel,
         );
@@ -856,9 +877,9 @@ impl Tokenizer {
 
     /// A job whose cancel flag is the caller's `cancel` (if any), so that setting it stops a
     /// running own-engine piece too, not only the pieces not yet claimed.
-    fn job_until(&self, text: &str, opts: EncodeOptions, cancel: Option<&crate::CancelFlag>) -> EncodeJob {
+    fn job_until(&self, text: Arc<str>, opts: EncodeOptions, cancel: Option<&crate::CancelFlag>) -> EncodeJob {
         let flag = cancel.cloned().unwrap_or_default();
-        EncodeJob::with_cancel(self.inner.clone(), text.into(), opts, flag)
+        EncodeJob::with_cancel(self.inner.clone(), text, opts, flag)
     }
 
     /// A job over `text`, to advance by hand ([`EncodeJob::step`]) or in parallel.
