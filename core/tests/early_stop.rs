@@ -109,6 +109,20 @@ fn early_stop_matches_whole_encode_then_truncate() {
                 assert_same_fields(&what, &tok.encode(text, true).unwrap(), &reference(&tok, text, true));
             }
         }
+        // Pieces of a few bytes around odd whitespace and punctuation: the kept tokens come
+        // from many pieces, and the cut still keeps the first tokens of the whole text.
+        let spaced = "a  . \t, b\n\n  ;  c  ".repeat(40);
+        let tok = base
+            .with_truncation(Some(TruncationParams { max_length: 30, ..Default::default() }))
+            .unwrap()
+            .with_overflowing(false);
+        let want = without_overflowing(reference(&tok, &spaced, true));
+        for piece in [1, 3] {
+            let job = tok.job(spaced.as_str(), EncodeOptions { piece_bytes: Some(piece), ..Default::default() });
+            job.step(yieldtok::Budget::UNLIMITED);
+            let got = job.finish().unwrap().into_encoding().unwrap();
+            assert_fields(&format!("{name} spaced, pieces of {piece}"), &got, &want);
+        }
         // A batch with padding over it: each item stops early, the batch is padded as usual.
         let tok = base
             .with_truncation(Some(TruncationParams { max_length: 64, ..Default::default() }))

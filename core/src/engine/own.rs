@@ -446,10 +446,11 @@ impl Frame {
         let bases = crate::pipeline::word_bases(pieces.iter().map(OwnPiece::words));
         for (p, word_base) in pieces.iter().zip(bases) {
             let at = e.ids.len();
-            let take = p.tokens.ids.len().min(prefix.len() + n - at);
-            if take == 0 {
+            let left = prefix.len() + n - at;
+            if left == 0 {
                 break;
             }
+            let take = p.tokens.ids.len().min(left);
             let named = p.tokens.values.iter().take_while(|(k, _)| (*k as usize) < take);
             e.token_texts.extend(named.map(|(k, text)| (at + *k as usize, text.clone())));
             e.ids.extend_from_slice(&p.tokens.ids[..take]);
@@ -462,5 +463,48 @@ impl Frame {
         special(&mut e, suffix);
         e.word_ids.resize(total, None);
         e
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(start: usize, ids: &[u32], named: &[u32]) -> OwnPiece {
+        let n = ids.len() as u32;
+        let tokens = Tokens {
+            ids: ids.to_vec(),
+            offsets: (0..n).map(|i| (i, i + 1)).collect(),
+            words: (0..n).collect(),
+            n_words: n,
+            values: named.iter().map(|&k| (k, format!("t{k}"))).collect(),
+            ..Tokens::default()
+        };
+        OwnPiece { start, tokens, joins_word: false }
+    }
+
+    /// Keeping the first `keep` content tokens gives the whole assembly's first `keep` tokens
+    /// in the frame, across a piece with no tokens (whitespace a model drops) and named tokens.
+    #[test]
+    fn a_frame_keeps_the_first_tokens_across_empty_pieces() {
+        let frame = Frame { prefix: vec![(1, 0)], suffix: vec![(2, 1)], content_type: 0 };
+        let pieces = [piece(0, &[10, 11], &[1]), piece(2, &[], &[]), piece(2, &[12, 13], &[0])];
+        let all = frame.assemble(&pieces, true, usize::MAX);
+        assert_eq!(all.ids, [1, 10, 11, 12, 13, 2]);
+        for keep in 0..=5 {
+            let k = keep.min(4);
+            let e = frame.assemble(&pieces, true, keep);
+            let head = |v: &[u32]| [&v[..1 + k], &v[v.len() - 1..]].concat();
+            assert_eq!(e.ids, head(&all.ids), "keep {keep}");
+            assert_eq!(e.type_ids, head(&all.type_ids), "keep {keep}");
+            assert_eq!(e.special_tokens_mask, head(&all.special_tokens_mask), "keep {keep}");
+            assert_eq!(e.attention_mask, head(&all.attention_mask), "keep {keep}");
+            assert_eq!(e.offsets[..1 + k], all.offsets[..1 + k], "keep {keep}");
+            assert_eq!(e.word_ids[..1 + k], all.word_ids[..1 + k], "keep {keep}");
+            assert_eq!(e.offsets.len(), e.ids.len());
+            assert_eq!(e.word_ids.len(), e.ids.len());
+            let named: Vec<_> = all.token_texts.iter().filter(|(i, _)| *i <= k).cloned().collect();
+            assert_eq!(e.token_texts, named, "keep {keep}");
+        }
     }
 }
