@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """yieldtok vs Hugging Face `tokenizers` 0.23, side by side in one process (issue 4's seven
-measurements, 8: truncation that stops early, 9: the same for one 10 MB encode), on the qwen3 tokenizer.
+measurements, 8: truncation that stops early, 9: the same for one 10 MB encode, 10: a batch truncated
+to 128 and padded), on the qwen3 tokenizer.
 
     .venv/bin/python bindings-py/bench/bench.py                 # all nine, default asyncio loop
     .venv/bin/python bindings-py/bench/bench.py --only 1 4 --runs 7 --uvloop
@@ -513,6 +514,26 @@ def m9_encode_truncated(yt, hf, text, runs, max_length=512):
 # ---- main -----------------------------------------------------------------------------------
 
 
+def m10_batch_truncated_padded(hf, texts, runs, max_length=128):
+    """An embedding server's batch: every text truncated to `max_length` tokens and padded to it."""
+    print(f"\n10. encode_batch of {len(texts)} texts (~{sum(map(len, texts)) // len(texts)} chars each),"
+          f" enable_truncation({max_length}) + enable_padding(length={max_length})")
+    ytt, hft = truncating(hf, max_length)
+    for t in (ytt, hft):
+        t.enable_padding(length=max_length)
+    want = hft.encode_batch(texts)
+    got = ytt.encode_batch(texts)
+    same = all(g.ids == w.ids and g.offsets == w.offsets and g.attention_mask == w.attention_mask
+               for g, w in zip(got, want)) and len(got) == len(want)
+    yw, yc = timed(lambda: ytt.encode_batch(texts), runs)
+    hw, hc = timed(lambda: hft.encode_batch(texts), runs)
+    row(10, "yieldtok encode_batch, truncated + padded", wall_s=yw, cpu_s=yc)
+    row(10, "tokenizers encode_batch, truncated + padded", wall_s=hw, cpu_s=hc)
+    print(f"  ids, offsets and masks identical: {same}; {hw / yw:.1f}x tokenizers wall, {hc / yc:.1f}x per CPU-s"
+          " (target >= 20x)")
+    return same and hc >= 20 * yc
+
+
 def fixture_dir() -> pathlib.Path:
     d = pathlib.Path(os.environ.get("YIELDTOK_FIXTURES") or REPO / ".cache" / "fixtures") / "qwen3"
     if not (d / "tokenizer.json").is_file():
@@ -533,7 +554,7 @@ async def amain(args):
     doc = document(hf, args.doc_tokens)
     print(f"document: {len(doc)} chars, {len(hf.encode(doc).ids)} tokens; runs per figure: {args.runs}")
     results = {}
-    only = set(args.only or range(1, 10))
+    only = set(args.only or range(1, 11))
     if 1 in only:
         results[1] = await m1_loop_lag(yt, hf, doc, args.runs)
     if 2 in only:
@@ -560,6 +581,9 @@ async def amain(args):
         big = document(hf, args.doc_tokens)
         big = big * (10_000_000 // len(big.encode()) + 1)
         results[9] = m9_encode_truncated(yt, hf, big, args.runs)
+    if 10 in only:
+        mediums = texts_of_tokens(hf, 300, 700, 1000, seed=7)
+        results[10] = m10_batch_truncated_padded(hf, mediums, args.runs)
     print("\nsummary: " + ", ".join(f"{k}: {'PASS' if v else 'FAIL'}" for k, v in sorted(results.items())))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"results": results, "rows": ROWS}, indent=1))
@@ -567,7 +591,7 @@ async def amain(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", type=int, nargs="*", help="measurement numbers (1-9)")
+    ap.add_argument("--only", type=int, nargs="*", help="measurement numbers (1-10)")
     ap.add_argument("--runs", type=int, default=5, help="repetitions per figure (medians)")
     ap.add_argument("--doc-tokens", type=int, default=160_000)
     ap.add_argument("--prompt-tokens", type=int, default=128_000)
