@@ -16,6 +16,10 @@
 //! is padded once more with [`pad_batch`] (to its longest item for `BatchLongest`), as
 //! `tokenizers`' `encode_batch` does.
 //!
+//! A single text on the own engine whose post-processor is a fixed frame skips the round trip
+//! when [`kept_single`] shows truncation to be a plain right cut (or none): the frame assembles
+//! the kept tokens and [`pad_single`] pads them (`crate::job`'s `direct_single`).
+//!
 //! Ids-only results (`Output::Ids`) with truncation or padding: [`ids_single`] cuts and pads
 //! the ids the way the full path would (single sequence, fixed special-token frame), without
 //! building offsets or overflowing parts; anything else goes through the full path.
