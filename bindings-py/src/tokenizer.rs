@@ -366,18 +366,23 @@ impl Tokenizer {
         EncData::new(enc, text, self.tok().clone())
     }
 
-    /// The tokenizer to encode single texts with, and whether their overflowing parts are
-    /// deferred: under right truncation the core's `with_overflowing(false)` stops early (and
-    /// skips building the parts), and `Encoding.overflowing` computes them from the whole text
-    /// on first read (`EncData::deferred`). In a batch only without padding to the batch's
-    /// longest, which pads each item's overflowing parts to the batch's length too.
-    fn single_text_tok(&self, batch: bool) -> (yieldtok::Tokenizer, bool) {
+    /// The tokenizer to encode single texts with and, when their overflowing parts are
+    /// deferred, the one that computes them: under right truncation the core's
+    /// `with_overflowing(false)` stops early (and skips building the parts), and
+    /// `Encoding.overflowing` computes them from the whole text on first read with the same
+    /// handle (`EncData::deferred`). In a batch only without padding to the batch's longest,
+    /// which pads each item's overflowing parts to the batch's length too.
+    fn single_text_tok(&self, batch: bool) -> (yieldtok::Tokenizer, Option<yieldtok::Tokenizer>) {
         let whole = self.tok();
         let defer = whole.keeps_overflowing()
             && whole.truncation().is_some_and(|t| t.direction == yieldtok::TruncationDirection::Right)
             && !(batch
                 && whole.padding().is_some_and(|p| matches!(p.strategy, yieldtok::PaddingStrategy::BatchLongest)));
-        (if defer { whole.with_overflowing(false) } else { whole }, defer)
+        if defer {
+            (whole.with_overflowing(false), Some(whole))
+        } else {
+            (whole, None)
+        }
     }
 
     fn load(py: Python<'_>, f: impl FnOnce() -> yieldtok::Result<yieldtok::Tokenizer> + Send) -> PyResult<Self> {
@@ -841,8 +846,8 @@ impl Tokenizer {
                 work()?
             }
         };
-        if defer {
-            return Ok(Encoding { d: EncData::deferred(enc, text, self.tok(), add_special_tokens) });
+        if let Some(whole) = defer {
+            return Ok(Encoding { d: EncData::deferred(enc, text, whole, add_special_tokens) });
         }
         Ok(Encoding { d: self.wrap(enc, text) })
     }
@@ -903,10 +908,9 @@ impl Tokenizer {
         } else {
             guard(|| tok.encode_batch(&texts, add_special_tokens))?
         };
-        let whole = self.tok();
-        let item = |(e, t)| match defer {
-            true => EncData::deferred(e, t, whole.clone(), add_special_tokens),
-            false => self.wrap(e, t),
+        let item = |(e, t)| match &defer {
+            Some(whole) => EncData::deferred(e, t, whole.clone(), add_special_tokens),
+            None => self.wrap(e, t),
         };
         let items = encs.into_iter().zip(texts.iter().cloned()).map(item).collect();
         Ok(BatchEncoding::new(items, self.pad_id()))
