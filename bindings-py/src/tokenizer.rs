@@ -218,22 +218,15 @@ fn truncation_params(
     strategy: &str,
     direction: &str,
 ) -> PyResult<yieldtok::TruncationParams> {
-    let strategy = match strategy {
-        "longest_first" => yieldtok::TruncationStrategy::LongestFirst,
-        "only_first" => yieldtok::TruncationStrategy::OnlyFirst,
-        "only_second" => yieldtok::TruncationStrategy::OnlySecond,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "Unknown `strategy`: `{other}`. Use one of `longest_first`, `only_first`, or `only_second`"
-            )))
-        }
+    let Some(strategy) = yieldtok::post::truncation_strategy(strategy) else {
+        return Err(PyValueError::new_err(format!(
+            "Unknown `strategy`: `{strategy}`. Use one of `longest_first`, `only_first`, or `only_second`"
+        )));
     };
-    let direction = match direction {
-        "left" => yieldtok::TruncationDirection::Left,
-        "right" => yieldtok::TruncationDirection::Right,
-        other => {
-            return Err(PyValueError::new_err(format!("Unknown `direction`: `{other}`. Use one of `left` or `right`.")))
-        }
+    let Some(direction) = yieldtok::post::truncation_direction(direction) else {
+        return Err(PyValueError::new_err(format!(
+            "Unknown `direction`: `{direction}`. Use one of `left` or `right`."
+        )));
     };
     Ok(yieldtok::TruncationParams { max_length, stride, strategy, direction })
 }
@@ -246,25 +239,10 @@ fn padding_params(
     length: Option<usize>,
     pad_to_multiple_of: Option<usize>,
 ) -> PyResult<yieldtok::PaddingParams> {
-    let direction = match direction {
-        "left" => yieldtok::PaddingDirection::Left,
-        "right" => yieldtok::PaddingDirection::Right,
-        other => {
-            return Err(PyValueError::new_err(format!("Unknown `direction`: `{other}`. Use one of `left` or `right`")))
-        }
+    let Some(direction) = yieldtok::post::padding_direction(direction) else {
+        return Err(PyValueError::new_err(format!("Unknown `direction`: `{direction}`. Use one of `left` or `right`")));
     };
-    let strategy = match length {
-        Some(n) => yieldtok::PaddingStrategy::Fixed(n),
-        None => yieldtok::PaddingStrategy::BatchLongest,
-    };
-    Ok(yieldtok::PaddingParams {
-        strategy,
-        direction,
-        pad_to_multiple_of,
-        pad_id,
-        pad_type_id,
-        pad_token: pad_token.to_string(),
-    })
+    Ok(yieldtok::post::padding_params(direction, pad_id, pad_type_id, pad_token, length, pad_to_multiple_of))
 }
 
 pub(crate) use crate::bridge::bridge;

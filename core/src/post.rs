@@ -47,6 +47,50 @@ impl Settings {
     }
 }
 
+/// A truncation strategy by the name `tokenizers` gives it (`"longest_first"`, `"only_first"`,
+/// `"only_second"`: its Python API's names and `TruncationStrategy::as_ref`); `None` for any
+/// other name. The bindings map their host's names to these and keep their own messages.
+pub fn truncation_strategy(name: &str) -> Option<TruncationStrategy> {
+    [TruncationStrategy::LongestFirst, TruncationStrategy::OnlyFirst, TruncationStrategy::OnlySecond]
+        .into_iter()
+        .find(|s| s.as_ref() == name)
+}
+
+/// A truncation direction by name (`"left"`, `"right"`), as [`truncation_strategy`].
+pub fn truncation_direction(name: &str) -> Option<TruncationDirection> {
+    match name {
+        "left" => Some(TruncationDirection::Left),
+        "right" => Some(TruncationDirection::Right),
+        _ => None,
+    }
+}
+
+/// A padding direction by name (`"left"`, `"right"`), as [`truncation_strategy`].
+pub fn padding_direction(name: &str) -> Option<PaddingDirection> {
+    match name {
+        "left" => Some(PaddingDirection::Left),
+        "right" => Some(PaddingDirection::Right),
+        _ => None,
+    }
+}
+
+/// `tokenizers`' padding parameters from its `enable_padding` arguments: to `length` when
+/// given, else to a batch's longest item (`BatchLongest`).
+pub fn padding_params(
+    direction: PaddingDirection,
+    pad_id: u32,
+    pad_type_id: u32,
+    pad_token: &str,
+    length: Option<usize>,
+    pad_to_multiple_of: Option<usize>,
+) -> PaddingParams {
+    let strategy = match length {
+        Some(n) => PaddingStrategy::Fixed(n),
+        None => PaddingStrategy::BatchLongest,
+    };
+    PaddingParams { strategy, direction, pad_to_multiple_of, pad_id, pad_type_id, pad_token: pad_token.to_string() }
+}
+
 /// Special tokens the post-processor adds (`TokenizerImpl::get_n_added_tokens`).
 pub(crate) fn n_added_tokens(tok: &tokenizers::Tokenizer, is_pair: bool) -> usize {
     tok.get_post_processor().map(|p| p.added_tokens(is_pair)).unwrap_or(0)
@@ -311,4 +355,36 @@ impl RangeShape {
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     crate::error::panic_message(payload).unwrap_or_else(|| "the stride must be below the length truncated to".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_to_tokenizers_values_and_nothing_else() {
+        for (name, want) in [
+            ("longest_first", TruncationStrategy::LongestFirst),
+            ("only_first", TruncationStrategy::OnlyFirst),
+            ("only_second", TruncationStrategy::OnlySecond),
+        ] {
+            assert_eq!(truncation_strategy(name), Some(want));
+        }
+        assert_eq!(truncation_direction("left"), Some(TruncationDirection::Left));
+        assert_eq!(truncation_direction("right"), Some(TruncationDirection::Right));
+        assert!(matches!(padding_direction("left"), Some(PaddingDirection::Left)));
+        assert!(matches!(padding_direction("right"), Some(PaddingDirection::Right)));
+        for bad in ["", "LongestFirst", "Left", "longest", "up"] {
+            assert_eq!(truncation_strategy(bad), None, "{bad}");
+            assert_eq!(truncation_direction(bad), None, "{bad}");
+            assert!(padding_direction(bad).is_none(), "{bad}");
+        }
+        let p = padding_params(PaddingDirection::Left, 3, 1, "<pad>", Some(16), Some(8));
+        assert!(matches!(p.strategy, PaddingStrategy::Fixed(16)));
+        assert_eq!((p.pad_id, p.pad_type_id, p.pad_token.as_str(), p.pad_to_multiple_of), (3, 1, "<pad>", Some(8)));
+        assert!(matches!(
+            padding_params(PaddingDirection::Right, 0, 0, "[PAD]", None, None).strategy,
+            PaddingStrategy::BatchLongest
+        ));
+    }
 }
