@@ -35,11 +35,35 @@ export declare class NativeDecodeStream {
   static stepMany(tokenizer: NativeTokenizer, streams: Array<NativeDecodeStream>, ids: Uint32Array, starts: Uint32Array): Array<string | undefined | null>
 }
 
+/**
+ * The native tokenizer. Its core [`yieldtok::Tokenizer`] is a cheap handle that each call
+ * clones ([`tok`](Self::tok)); the vocabulary, truncation and padding setters swap it for a new
+ * one, as the `tokenizers` npm package's setters change its tokenizer in place (calls already
+ * running keep the handle they started with).
+ */
 export declare class NativeTokenizer {
   /** Render (and tokenize) a conversation on the core scheduler; resolves to a [`ChatResult`]. */
   applyChatTemplate(call: string, token?: CancelToken | undefined | null): Promise<ChatResult>
   /** [`apply_chat_template`](Self::apply_chat_template) on the calling thread. */
   applyChatTemplateSync(call: string): ChatResult
+  /**
+   * Truncate every encode to `max_length` tokens (`strategy`: `longest_first`,
+   * `only_first`, `only_second`; `direction`: `left`, `right`). Encodings carry no
+   * overflowing parts here, so right truncation of a text stops encoding once the kept
+   * tokens are certain (the core's early stop).
+   */
+  setTruncation(maxLength: number, stride: number, strategy: string, direction: string): void
+  disableTruncation(): void
+  /** Pad every encode (`length`: to that many tokens; none: a batch to its longest item). */
+  setPadding(direction: string, padId: number, padTypeId: number, padToken: string, length?: number | undefined | null, padToMultipleOf?: number | undefined | null): void
+  disablePadding(): void
+  /** Token -> id, with or without the added tokens (`tokenizers`' `get_vocab`). */
+  getVocab(withAddedTokens: boolean): Record<string, number>
+  /**
+   * Add `tokens` (as special tokens when `special`, as `tokenizers`' `add_special_tokens`);
+   * returns how many were new.
+   */
+  addTokens(tokens: Array<AddedTokenSpec>, special: boolean): number
   /**
    * ART's `tokenize_trajectory_groups` on the core scheduler (parsing included): resolves to
    * the results and the per-trajectory errors.
@@ -91,6 +115,13 @@ export declare class NativeTokenizer {
   decodeSync(ids: Uint32Array, skipSpecialTokens: boolean): string
   /** `ids` concatenated, sequence `i` being `ids[starts[i]..starts[i+1]]`. */
   decodeBatchSync(ids: Uint32Array, starts: Uint32Array, skipSpecialTokens: boolean): Array<string>
+  /**
+   * A pair of texts (`tokenizers`' `encode(sentence, pair)`): the post-processor's pair
+   * template, truncation and padding; offsets of the second sequence are into `pair`.
+   */
+  encodePairSync(text: string, pair: string, addSpecialTokens: boolean): Uint32Array
+  /** A batch of texts and pairs (`pairs[i]`: the second text of item `i`, or null). */
+  encodeInputsSync(texts: Array<string>, pairs: Array<string | undefined | null>, addSpecialTokens: boolean): Uint32Array
   /** Encode on the core scheduler; resolves to [`EncodingBuffers`] for one encoding. */
   encode(text: string, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<Uint32Array>
   /** Ids only (no offsets; served by the fast engine once it has loaded), on the core scheduler. */
@@ -105,6 +136,16 @@ export declare class NativeTokenizer {
    */
   encodeBatch(texts: Array<string>, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<Uint32Array>
   /**
+   * [`encode_pair_sync`](Self::encode_pair_sync) as one task on the core scheduler
+   * (flattened there too); aborting `token` cancels it.
+   */
+  encodePair(text: string, pair: string, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<Uint32Array>
+  /**
+   * [`encode_inputs_sync`](Self::encode_inputs_sync) as one task on the core scheduler (the
+   * items in parallel on its pool).
+   */
+  encodeInputs(texts: Array<string>, pairs: Array<string | undefined | null>, addSpecialTokens: boolean, token?: CancelToken | undefined | null): Promise<Uint32Array>
+  /**
    * Decode. Short id lists are decoded at once (microseconds); long ones on the core
    * scheduler (`Tokenizer::decode_async`).
    */
@@ -114,6 +155,16 @@ export declare class NativeTokenizer {
    * decoded at once, long ones on the core scheduler (`Tokenizer::decode_batch_async`).
    */
   decodeBatch(ids: Uint32Array, starts: Uint32Array, skipSpecialTokens: boolean): Promise<string[]>
+}
+
+/** An added token as the JS `AddedToken` holds it (`tokenizers`' `AddedToken` fields). */
+export interface AddedTokenSpec {
+  content: string
+  special: boolean
+  singleWord: boolean
+  leftStrip: boolean
+  rightStrip: boolean
+  normalized: boolean
 }
 
 /**

@@ -93,13 +93,32 @@ impl Flat {
     }
 
     pub fn push(&mut self, enc: &yieldtok::Encoding, text: &str) {
+        self.push_seqs(enc, &[text]);
+    }
+
+    /// One encoding whose sequence `i` has its offsets in `texts[i]` (a pair: two texts, as
+    /// `tokenizers` gives a pair's offsets, each into its own text). Tokens of no sequence
+    /// (special tokens, padding) have `(0, 0)`, the same in any text.
+    pub fn push_seqs(&mut self, enc: &yieldtok::Encoding, texts: &[&str]) {
+        let seqs = enc.sequence_ids();
         self.ids.extend_from_slice(&enc.ids);
-        offsets::utf16_extend(text, &enc.offsets, &mut self.offsets);
+        if texts.len() < 2 || enc.sequence_ranges.len() < 2 {
+            offsets::utf16_extend(texts[0], &enc.offsets, &mut self.offsets);
+        } else {
+            // Runs of tokens of one sequence, each converted in its own text.
+            let text_of = |i: usize| texts[seqs[i].unwrap_or(0).min(texts.len() - 1)];
+            let mut from = 0;
+            while from < seqs.len() {
+                let to = (from + 1..seqs.len()).find(|&i| seqs[i] != seqs[from]).unwrap_or(seqs.len());
+                offsets::utf16_extend(text_of(from), &enc.offsets[from..to], &mut self.offsets);
+                from = to;
+            }
+        }
         self.attention_mask.extend_from_slice(&enc.attention_mask);
         self.type_ids.extend_from_slice(&enc.type_ids);
         self.special_tokens_mask.extend_from_slice(&enc.special_tokens_mask);
         self.word_ids.extend(enc.word_ids.iter().map(|w| w.unwrap_or(NONE)));
-        self.sequence_ids.extend(enc.sequence_ids().into_iter().map(|s| s.map_or(NONE, |s| s as u32)));
+        self.sequence_ids.extend(seqs.into_iter().map(|s| s.map_or(NONE, |s| s as u32)));
         self.starts.push(self.ids.len() as u32);
         for (id, r) in &enc.sequence_ranges {
             self.ranges.extend([*id as u32, r.start as u32, r.end as u32]);

@@ -69,12 +69,12 @@ impl NativeTokenizer {
         call: String,
         token: Option<&CancelToken>,
     ) -> Result<Object<'env>> {
-        run_task(env, self.tok.spawn(move |tok| render(tok, &call)), token, into_js)
+        run_task(env, self.tok().spawn(move |tok| render(tok, &call)), token, into_js)
     }
 
     /// [`apply_chat_template`](Self::apply_chat_template) on the calling thread.
     #[napi]
     pub fn apply_chat_template_sync(&self, call: String) -> Result<ChatResult> {
-        guard(|| render(&self.tok, &call)).and_then(into_js)
+        guard(|| render(&self.tok(), &call)).and_then(into_js)
     }
 }

@@ -30,16 +30,17 @@ mod errors;
 mod exec;
 mod offsets;
 mod promise;
+mod settings;
 mod stream;
 mod text;
 mod trajectory;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use napi::bindgen_prelude::*;
 use napi::{Env, JsString};
 use napi_derive::napi;
-use yieldtok::{EncodeOptions, JobOutput, Output};
+use yieldtok::{EncodeOptions, Input, JobOutput, Output};
 
 use buffers::{EncodingBuffers, Flat};
 pub use cancel::CancelToken;
@@ -69,9 +70,19 @@ pub fn non_finite_markers() -> Vec<&'static str> {
     vec![NAN_MARKER, INFINITY_MARKER, NEG_INFINITY_MARKER]
 }
 
+/// The native tokenizer. Its core [`yieldtok::Tokenizer`] is a cheap handle that each call
+/// clones ([`tok`](Self::tok)); the vocabulary, truncation and padding setters swap it for a new
+/// one, as the `tokenizers` npm package's setters change its tokenizer in place (calls already
+/// running keep the handle they started with).
 #[napi]
 pub struct NativeTokenizer {
-    pub(crate) tok: yieldtok::Tokenizer,
+    tok: RwLock<yieldtok::Tokenizer>,
+}
+
+impl From<yieldtok::Tokenizer> for NativeTokenizer {
+    fn from(tok: yieldtok::Tokenizer) -> Self {
+        NativeTokenizer { tok: RwLock::new(tok) }
+    }
 }
 
 #[napi]
@@ -80,12 +91,12 @@ impl NativeTokenizer {
 
     #[napi(factory)]
     pub fn from_file(path: String) -> Result<Self> {
-        guard(|| yieldtok::Tokenizer::from_file(&path)).map(|tok| Self { tok })
+        guard(|| yieldtok::Tokenizer::from_file(&path)).map(Self::from)
     }
 
     #[napi(factory)]
     pub fn from_dir(path: String) -> Result<Self> {
-        guard(|| yieldtok::Tokenizer::from_dir(&path)).map(|tok| Self { tok })
+        guard(|| yieldtok::Tokenizer::from_dir(&path)).map(Self::from)
     }
 
     /// Load a `tokenizer.json` file or a model folder (whichever `path` is) on the core
@@ -101,45 +112,45 @@ impl NativeTokenizer {
                 yieldtok::Tokenizer::from_file(&path)
             }
         });
-        run_task(env, fut, token, |tok| Ok(NativeTokenizer { tok }))
+        run_task(env, fut, token, |tok| Ok(NativeTokenizer::from(tok)))
     }
 
     #[napi(factory, js_name = "fromJSON")]
     pub fn from_json(json: String) -> Result<Self> {
-        guard(|| yieldtok::Tokenizer::from_str(&json)).map(|tok| Self { tok })
+        guard(|| yieldtok::Tokenizer::from_str(&json)).map(Self::from)
     }
 
     #[napi(factory)]
     pub fn from_bytes(bytes: Uint8Array) -> Result<Self> {
-        guard(|| yieldtok::Tokenizer::from_bytes(&bytes)).map(|tok| Self { tok })
+        guard(|| yieldtok::Tokenizer::from_bytes(&bytes)).map(Self::from)
     }
 
     // -- info --
 
     #[napi]
     pub fn vocab_size(&self, with_added_tokens: bool) -> u32 {
-        self.tok.vocab_size(with_added_tokens) as u32
+        self.tok().vocab_size(with_added_tokens) as u32
     }
 
     #[napi]
     pub fn token_to_id(&self, token: String) -> Option<u32> {
-        self.tok.token_to_id(&token)
+        self.tok().token_to_id(&token)
     }
 
     #[napi]
     pub fn id_to_token(&self, id: u32) -> Option<String> {
-        self.tok.id_to_token(id)
+        self.tok().id_to_token(id)
     }
 
     #[napi(getter)]
     pub fn origin(&self) -> Option<String> {
-        self.tok.origin().map(str::to_string)
+        self.tok().origin().map(str::to_string)
     }
 
     /// The chunking rules in force (or why the tokenizer is not chunked).
     #[napi(getter)]
     pub fn chunking(&self) -> String {
-        self.tok.cut_rules().describe()
+        self.tok().cut_rules().describe()
     }
 
     /// The engine that serves ids-only work right now: `"fastokens"` on byte-level BPE models
@@ -147,25 +158,25 @@ impl NativeTokenizer {
     /// when it serves this tokenizer), else `"tokenizers"`.
     #[napi(getter)]
     pub fn engine(&self) -> String {
-        self.tok.engine().to_string()
+        self.tok().engine().to_string()
     }
 
     /// The engine that serves full encodings: `"yieldtok"` or `"tokenizers"`.
     #[napi(getter)]
     pub fn encoding_engine(&self) -> String {
-        self.tok.encoding_engine().to_string()
+        self.tok().encoding_engine().to_string()
     }
 
     /// Why the own engine does not serve this tokenizer (null when it does).
     #[napi(getter)]
     pub fn encoding_engine_unavailable_reason(&self) -> Option<String> {
-        self.tok.encoding_engine_unavailable_reason().map(str::to_string)
+        self.tok().encoding_engine_unavailable_reason().map(str::to_string)
     }
 
     /// Why the fast engine does not serve this tokenizer (null while it loads or once ready).
     #[napi(getter)]
     pub fn engine_unavailable_reason(&self) -> Option<String> {
-        self.tok.engine_unavailable_reason().map(str::to_string)
+        self.tok().engine_unavailable_reason().map(str::to_string)
     }
 
     /// Resolves once the fast engine has loaded or been ruled out, to [`engine`](Self::engine).
@@ -173,7 +184,7 @@ impl NativeTokenizer {
     #[napi(ts_return_type = "Promise<string>")]
     pub fn wait_for_engine<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<String, Resolver<String>>()?;
-        let tok = self.tok.clone();
+        let tok = self.tok().clone();
         let wait = move || settle(deferred, guard(|| Ok(tok.wait_for_engine().to_string())), |s| s);
         let wait = Arc::new(Mutex::new(Some(wait)));
         let w2 = wait.clone();
@@ -194,29 +205,29 @@ impl NativeTokenizer {
 
     #[napi(ts_return_type = "Uint32Array")]
     pub fn encode_sync(&self, text: String, add_special_tokens: bool) -> Result<EncodingBuffers> {
-        let enc = guard(|| self.tok.encode(&text, add_special_tokens))?;
+        let enc = guard(|| self.tok().encode(&text, add_special_tokens))?;
         Ok(Flat::single(enc, &text).into_js())
     }
 
     #[napi(ts_return_type = "Uint32Array")]
     pub fn encode_batch_sync(&self, texts: Vec<String>, add_special_tokens: bool) -> Result<EncodingBuffers> {
-        let encs = guard(|| self.tok.encode_batch(&texts, add_special_tokens))?;
+        let encs = guard(|| self.tok().encode_batch(&texts, add_special_tokens))?;
         Ok(Flat::many(encs.iter().zip(texts.iter().map(String::as_str))).into_js())
     }
 
     #[napi]
     pub fn encode_ids_sync(&self, text: String, add_special_tokens: bool) -> Result<Uint32Array> {
-        guard(|| self.tok.encode_ids(&text, add_special_tokens)).map(Uint32Array::new)
+        guard(|| self.tok().encode_ids(&text, add_special_tokens)).map(Uint32Array::new)
     }
 
     #[napi]
     pub fn count_sync(&self, text: String, add_special_tokens: bool) -> Result<u32> {
-        guard(|| self.tok.count(&text, add_special_tokens)).map(|n| n as u32)
+        guard(|| self.tok().count(&text, add_special_tokens)).map(|n| n as u32)
     }
 
     #[napi]
     pub fn decode_sync(&self, ids: Uint32Array, skip_special_tokens: bool) -> Result<String> {
-        guard(|| self.tok.decode(&ids, skip_special_tokens))
+        guard(|| self.tok().decode(&ids, skip_special_tokens))
     }
 
     /// `ids` concatenated, sequence `i` being `ids[starts[i]..starts[i+1]]`.
@@ -228,7 +239,30 @@ impl NativeTokenizer {
         skip_special_tokens: bool,
     ) -> Result<Vec<String>> {
         let seqs = split_batch(&ids, &starts)?;
-        guard(|| self.tok.decode_batch(&seqs, skip_special_tokens))
+        guard(|| self.tok().decode_batch(&seqs, skip_special_tokens))
+    }
+
+    /// A pair of texts (`tokenizers`' `encode(sentence, pair)`): the post-processor's pair
+    /// template, truncation and padding; offsets of the second sequence are into `pair`.
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn encode_pair_sync(&self, text: String, pair: String, add_special_tokens: bool) -> Result<EncodingBuffers> {
+        let enc = guard(|| self.tok().encode_pair(&text, &pair, add_special_tokens))?;
+        let mut flat = Flat::with_capacity(1, enc.len());
+        flat.push_seqs(&enc, &[&text, &pair]);
+        Ok(flat.into_js())
+    }
+
+    /// A batch of texts and pairs (`pairs[i]`: the second text of item `i`, or null).
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn encode_inputs_sync(
+        &self,
+        texts: Vec<String>,
+        pairs: Vec<Option<String>>,
+        add_special_tokens: bool,
+    ) -> Result<EncodingBuffers> {
+        let inputs = inputs(texts, pairs)?;
+        let opts = EncodeOptions { add_special_tokens, ..Default::default() };
+        guard(|| encode_inputs(&self.tok(), &inputs, &opts, &yieldtok::CancelFlag::new()))
     }
 
     // -- async --
@@ -313,7 +347,7 @@ impl NativeTokenizer {
         let long_text = texts.iter().any(|t| t.len() >= HEAVY_BYTES);
         let heavy_total = texts.iter().map(|t| t.len()).sum::<usize>() >= HEAVY_BYTES;
         let opts = EncodeOptions { add_special_tokens, piece_bytes: Some(BATCH_PIECE_BYTES), ..Default::default() };
-        let fut = self.tok.encode_batch_async(texts.iter().cloned(), opts);
+        let fut = self.tok().encode_batch_async(texts.iter().cloned(), opts);
         CancelToken::register(token, || Target::Batch(fut.handle()));
         exec::spawn(env, fut, long_text, move |r| {
             let finish = move || {
@@ -340,15 +374,49 @@ impl NativeTokenizer {
         Ok(promise)
     }
 
+    /// [`encode_pair_sync`](Self::encode_pair_sync) as one task on the core scheduler
+    /// (flattened there too); aborting `token` cancels it.
+    #[napi(ts_return_type = "Promise<Uint32Array>")]
+    pub fn encode_pair<'env>(
+        &self,
+        env: &'env Env,
+        text: String,
+        pair: String,
+        add_special_tokens: bool,
+        token: Option<&CancelToken>,
+    ) -> Result<Object<'env>> {
+        let inputs = vec![Input::Pair(Arc::from(text), Arc::from(pair))];
+        let opts = EncodeOptions { add_special_tokens, ..Default::default() };
+        let fut = self.tok().spawn_cancellable(move |tok, cancel| encode_inputs(tok, &inputs, &opts, cancel));
+        run_task(env, fut, token, Ok)
+    }
+
+    /// [`encode_inputs_sync`](Self::encode_inputs_sync) as one task on the core scheduler (the
+    /// items in parallel on its pool).
+    #[napi(ts_return_type = "Promise<Uint32Array>")]
+    pub fn encode_inputs<'env>(
+        &self,
+        env: &'env Env,
+        texts: Vec<String>,
+        pairs: Vec<Option<String>>,
+        add_special_tokens: bool,
+        token: Option<&CancelToken>,
+    ) -> Result<Object<'env>> {
+        let inputs = inputs(texts, pairs)?;
+        let opts = EncodeOptions { add_special_tokens, piece_bytes: Some(BATCH_PIECE_BYTES), ..Default::default() };
+        let fut = self.tok().spawn_cancellable(move |tok, cancel| encode_inputs(tok, &inputs, &opts, cancel));
+        run_task(env, fut, token, Ok)
+    }
+
     /// Decode. Short id lists are decoded at once (microseconds); long ones on the core
     /// scheduler (`Tokenizer::decode_async`).
     #[napi(ts_return_type = "Promise<string>")]
     pub fn decode<'env>(&self, env: &'env Env, ids: Uint32Array, skip_special_tokens: bool) -> Result<Object<'env>> {
         if ids.len() >= DECODE_OFFLOAD_IDS {
-            return run_task(env, self.tok.decode_async(ids.to_vec(), skip_special_tokens), None, Ok);
+            return run_task(env, self.tok().decode_async(ids.to_vec(), skip_special_tokens), None, Ok);
         }
         let (deferred, promise) = env.create_deferred::<String, Resolver<String>>()?;
-        settle(deferred, guard(|| self.tok.decode(&ids, skip_special_tokens)), |s| s);
+        settle(deferred, guard(|| self.tok().decode(&ids, skip_special_tokens)), |s| s);
         Ok(promise)
     }
 
@@ -366,13 +434,54 @@ impl NativeTokenizer {
         if ids.len() >= DECODE_OFFLOAD_IDS {
             if let Ok(seqs) = seqs {
                 let seqs: Vec<Vec<u32>> = seqs.into_iter().map(<[u32]>::to_vec).collect();
-                return run_task(env, self.tok.decode_batch_async(seqs, skip_special_tokens), None, Ok);
+                return run_task(env, self.tok().decode_batch_async(seqs, skip_special_tokens), None, Ok);
             }
         }
         let (deferred, promise) = env.create_deferred::<Vec<String>, Resolver<Vec<String>>>()?;
-        settle(deferred, seqs.and_then(|seqs| guard(|| self.tok.decode_batch(&seqs, skip_special_tokens))), |s| s);
+        settle(deferred, seqs.and_then(|seqs| guard(|| self.tok().decode_batch(&seqs, skip_special_tokens))), |s| s);
         Ok(promise)
     }
+}
+
+/// Texts and their optional second texts as core inputs.
+fn inputs(texts: Vec<String>, pairs: Vec<Option<String>>) -> Result<Vec<Input>> {
+    if texts.len() != pairs.len() {
+        return Err(invalid_arg(format!("{} texts but {} pair entries", texts.len(), pairs.len())));
+    }
+    Ok(texts
+        .into_iter()
+        .zip(pairs)
+        .map(|(a, b)| match b {
+            Some(b) => Input::Pair(Arc::from(a), Arc::from(b)),
+            None => Input::Single(Arc::from(a)),
+        })
+        .collect())
+}
+
+/// Encode `inputs` as one batch (truncation, padding over the batch) and flatten the
+/// encodings, each pair's offsets into its own two texts.
+fn encode_inputs(
+    tok: &yieldtok::Tokenizer,
+    inputs: &[Input],
+    opts: &EncodeOptions,
+    cancel: &yieldtok::CancelFlag,
+) -> yieldtok::Result<EncodingBuffers> {
+    let outs = tok.encode_inputs_with_cancel(inputs, opts, cancel)?;
+    let encs = outs
+        .into_iter()
+        .map(|o| o.into_encoding().ok_or_else(|| yieldtok::Error::Panic("ids-only output for a full encode".into())))
+        .collect::<yieldtok::Result<Vec<_>>>()?;
+    let mut flat = Flat::with_capacity(encs.len(), encs.iter().map(|e| e.len()).sum());
+    for (enc, input) in encs.iter().zip(inputs) {
+        match input {
+            Input::Pair(a, b) => flat.push_seqs(enc, &[a, b]),
+            Input::Single(a) => flat.push(enc, a),
+            Input::Words(_) | Input::WordsPair(..) => {
+                return Err(yieldtok::Error::Panic("the binding makes no pre-tokenized inputs".into()))
+            }
+        }
+    }
+    Ok(flat.into_js())
 }
 
 pub(crate) fn split_batch<'a>(ids: &'a [u32], starts: &[u32]) -> Result<Vec<&'a [u32]>> {
@@ -384,6 +493,16 @@ pub(crate) fn split_batch<'a>(ids: &'a [u32], starts: &[u32]) -> Result<Vec<&'a 
 }
 
 impl NativeTokenizer {
+    /// The core tokenizer in force now (a clone of the handle: an `Arc`).
+    pub(crate) fn tok(&self) -> yieldtok::Tokenizer {
+        self.tok.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Put `tok` in force for the calls that start from now on.
+    fn set_tok(&self, tok: yieldtok::Tokenizer) {
+        *self.tok.write().unwrap_or_else(|e| e.into_inner()) = tok;
+    }
+
     /// Encode `text` on the core scheduler (a long text is first transcoded there, see
     /// [`text`]) and hand the output and the UTF-8 text to `on_done`, on the thread that
     /// completes it (see [`exec`]). Aborting `token` drops the work: remaining pieces never run.
@@ -396,7 +515,7 @@ impl NativeTokenizer {
         on_done: impl FnOnce(yieldtok::Result<(JobOutput, Arc<str>)>) + Send + 'static,
     ) {
         let heavy = text.is_long();
-        let tok = self.tok.clone();
+        let tok = self.tok().clone();
         let fut = async move {
             let text = text.utf8().await?;
             let out = tok.encode_async(text.clone(), opts).await?;

@@ -34,7 +34,7 @@ impl NativeDecodeStream {
 
     #[napi]
     pub fn step(&mut self, tokenizer: &NativeTokenizer, ids: Uint32Array) -> Result<Option<String>> {
-        guard(|| self.inner.step(&tokenizer.tok, &ids))
+        guard(|| self.inner.step(&tokenizer.tok(), &ids))
     }
 
     /// `streams[i]` gets `ids[starts[i]..starts[i + 1]]`; every stream is stepped, then the first
@@ -57,7 +57,7 @@ impl NativeDecodeStream {
             return Err(invalid_arg("a stream appears twice in streams"));
         }
         let mut states: Vec<&mut yieldtok::DecodeStream> = streams.iter_mut().map(|s| &mut s.inner).collect();
-        let results = guard(|| Ok(tokenizer.tok.step_decode_streams(&mut states, &seqs)))?;
+        let results = guard(|| Ok(tokenizer.tok().step_decode_streams(&mut states, &seqs)))?;
         results.into_iter().collect::<yieldtok::Result<Vec<_>>>().map_err(js_err)
     }
 }

@@ -244,7 +244,7 @@ impl NativeTokenizer {
         };
         run_task(
             env,
-            self.tok.spawn_cancellable(move |tok, cancel| tokenize(tok, &json, &opts, cancel)),
+            self.tok().spawn_cancellable(move |tok, cancel| tokenize(tok, &json, &opts, cancel)),
             token,
             Tokenized::into_js,
         )
@@ -263,7 +263,7 @@ impl NativeTokenizer {
             Either::A(s) => s.as_bytes(),
             Either::B(b) => b,
         };
-        guard(|| tokenize(&self.tok, json, &opts, &yieldtok::CancelFlag::new()))?.into_js()
+        guard(|| tokenize(&self.tok(), json, &opts, &yieldtok::CancelFlag::new()))?.into_js()
     }
 }
 
