@@ -1,8 +1,11 @@
 import yieldtok from './yieldtok.js'
 
-export { Tokenizer, Encoding, DecodeStream, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync } from './yieldtok.js'
+export { Tokenizer, Encoding, AddedToken, DecodeStream, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync } from './yieldtok.js'
 export type {
   EncodeOptions,
+  TruncationOptions,
+  PaddingOptions,
+  AddedTokenOptions,
   DecodeOptions,
   DecodeStreamOptions,
   TokenIds,

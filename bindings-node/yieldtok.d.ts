@@ -36,6 +36,54 @@ export interface EncodeOptions {
   signal?: AbortSignal | null
 }
 
+/** Options of `setTruncation`, as the `tokenizers` npm package's. */
+export interface TruncationOptions {
+  /** Tokens of the previous part repeated at the start of each overflowing part (default 0). */
+  stride?: number
+  /** Which sequence of a pair loses tokens (default `'LongestFirst'`; the snake_case names work too). */
+  strategy?: 'LongestFirst' | 'OnlyFirst' | 'OnlySecond' | 'longest_first' | 'only_first' | 'only_second'
+  /** Which end is cut (default `'right'`). */
+  direction?: 'left' | 'right'
+}
+
+/** Options of `setPadding`, as the `tokenizers` npm package's. */
+export interface PaddingOptions {
+  /** Pad to this many tokens; absent: a batch to its longest item. */
+  maxLength?: number
+  /** Which side gets the padding (default `'right'`; `0`/`1` are the npm package's `PaddingDirection.Left`/`Right`). */
+  direction?: 'left' | 'right' | 0 | 1
+  /** Round the padded length up to a multiple of this. */
+  padToMultipleOf?: number
+  padId?: number
+  padTypeId?: number
+  /** Default `'[PAD]'`. */
+  padToken?: string
+}
+
+/** Options of `new AddedToken`, as `tokenizers`' `AddedToken`. */
+export interface AddedTokenOptions {
+  /** Match only as a whole word (default false). */
+  singleWord?: boolean
+  /** Take in the whitespace on its left (default false). */
+  leftStrip?: boolean
+  /** Take in the whitespace on its right (default false). */
+  rightStrip?: boolean
+  /** Match in the normalized text (default: `!isSpecial`). */
+  normalized?: boolean
+}
+
+/** A token to add to the vocabulary (`addTokens`, `addSpecialTokens`, `addAddedTokens`). */
+export declare class AddedToken {
+  constructor(token: string, isSpecial?: boolean, options?: AddedTokenOptions | null)
+  readonly content: string
+  readonly special: boolean
+  readonly singleWord: boolean
+  readonly leftStrip: boolean
+  readonly rightStrip: boolean
+  readonly normalized: boolean
+  getContent(): string
+}
+
 export interface DecodeOptions {
   /** Leave out special tokens (BOS, EOS, chat markers...). Default `true`, like `tokenizers`. */
   skipSpecialTokens?: boolean
@@ -464,8 +512,38 @@ export declare class Tokenizer {
   getVocabSize(withAddedTokens?: boolean): number
   tokenToId(token: string): number | undefined
   idToToken(id: number): string | undefined
+  /** Token -> id for the whole vocabulary, with the added tokens unless `withAddedTokens` is false (`tokenizers`' `getVocab`). */
+  getVocab(withAddedTokens?: boolean): Record<string, number>
 
-  /** Encode `text` off the main thread. */
+  /**
+   * Add tokens to the vocabulary (a string is a non-special token), as `tokenizers`' `addTokens`;
+   * returns how many were new. The tokenizer changes for every call that starts afterwards.
+   */
+  addTokens(tokens: ReadonlyArray<string | AddedToken>): number
+  /** Add tokens as special tokens (skipped by `decode` with `skipSpecialTokens`); returns how many were new. */
+  addSpecialTokens(tokens: ReadonlyArray<string | AddedToken>): number
+  /** Add `AddedToken`s, each special or not as it says (`tokenizers`' `addAddedTokens`); returns how many were new. */
+  addAddedTokens(tokens: ReadonlyArray<AddedToken>): number
+
+  /**
+   * Truncate every `encode`, `encodeIds` and batch to `maxLength` tokens (special tokens
+   * included), exactly as `tokenizers`' `setTruncation`. `count`, chat templates and
+   * trajectories never truncate. Encodings carry no overflowing parts, so right truncation of a
+   * long text stops encoding once the kept tokens are certain. A stride the effective length
+   * cannot hold throws (`code` `'InvalidArg'`).
+   */
+  setTruncation(maxLength: number, options?: TruncationOptions | null): void
+  disableTruncation(): void
+  /** Pad every encode as `tokenizers`' `setPadding`: to `maxLength`, else a batch to its longest item. */
+  setPadding(options?: PaddingOptions | null): void
+  disablePadding(): void
+
+  /**
+   * Encode `text`, or the pair `text` + `pair` (the post-processor's pair template; the offsets
+   * of the second sequence are into `pair`), off the main thread — `tokenizers`' `encode(sentence,
+   * pair, options)`. `encode(text, options)` works too.
+   */
+  encode(text: string, pair?: string | null, options?: EncodeOptions | null): Promise<Encoding>
   encode(text: string, options?: EncodeOptions | null): Promise<Encoding>
   /** Ids only (no offsets or masks): the fastest way to tokenize. Same ids as `encode`. */
   encodeIds(text: string, options?: EncodeOptions | null): Promise<Uint32Array>
@@ -473,8 +551,8 @@ export declare class Tokenizer {
    * Encode many texts off the main thread (each its own job, interleaved fairly with other
    * requests). The first failure cancels the rest and rejects.
    */
-  encodeBatch(texts: readonly string[], options?: EncodeOptions | null): Promise<Encoding[]>
-  /** Number of tokens `encode(text, options)` would give (ids only; cheaper than `encode`). */
+  encodeBatch(texts: ReadonlyArray<string | readonly [string, string]>, options?: EncodeOptions | null): Promise<Encoding[]>
+  /** Number of tokens `encode(text, options)` gives without truncation and padding (ids only; cheaper than `encode`). */
   count(text: string, options?: EncodeOptions | null): Promise<number>
   /**
    * Decode ids to text (a long list on the core's thread pool, a short one at once). Ids the
@@ -515,8 +593,9 @@ export declare class Tokenizer {
   tokenizeTrajectories(groups: readonly TrajectoryGroup[] | string | Uint8Array | ArrayBuffer, options?: TrajectoryOptions | null): Promise<TokenizedResult[]>
 
   /** `encode`, blocking the calling thread. */
+  encodeSync(text: string, pair?: string | null, options?: Omit<EncodeOptions, 'signal'> | null): Encoding
   encodeSync(text: string, options?: Omit<EncodeOptions, 'signal'> | null): Encoding
-  encodeBatchSync(texts: readonly string[], options?: Omit<EncodeOptions, 'signal'> | null): Encoding[]
+  encodeBatchSync(texts: ReadonlyArray<string | readonly [string, string]>, options?: Omit<EncodeOptions, 'signal'> | null): Encoding[]
   encodeIdsSync(text: string, options?: Omit<EncodeOptions, 'signal'> | null): Uint32Array
   countSync(text: string, options?: Omit<EncodeOptions, 'signal'> | null): number
   decodeSync(ids: TokenIds, options?: DecodeOptions | null): string

@@ -36,11 +36,6 @@ function checkText(text, name = 'text') {
   }
 }
 
-function checkTexts(texts) {
-  if (!Array.isArray(texts)) throw new TypeError(`texts must be an array of strings, got ${describe(texts)}`)
-  for (let i = 0; i < texts.length; i++) checkText(texts[i], `texts[${i}]`)
-}
-
 function checkOptions(options, name = 'options') {
   if (options === undefined || options === null) return {}
   if (typeof options !== 'object') throw new TypeError(`${name} must be an object, got ${describe(options)}`)
@@ -660,6 +655,106 @@ function many(data) {
 const NATIVE = Symbol('native')
 
 /**
+ * `encode(text, pair?, options?)`, as the `tokenizers` npm package: `[pair, options]`. A second
+ * argument that is an options object (and no third) is the options (`encode(text, options)`).
+ */
+function pairArgs(pair, options) {
+  if (options === undefined && pair !== null && typeof pair === 'object' && !Array.isArray(pair)) return [null, pair]
+  if (pair === undefined || pair === null) return [null, options]
+  checkText(pair, 'pair')
+  return [pair, options]
+}
+
+/** Options of an encode; `isPretokenized` (the npm package's) is refused, not ignored. */
+function encodeOptions(options) {
+  const o = checkOptions(options)
+  if (flag(o, 'isPretokenized', false)) throw new TypeError('isPretokenized is not supported by the Node binding (Python has it)')
+  return o
+}
+
+/**
+ * A batch of texts and `[text, pair]` arrays: `[texts, pairs]`, `pairs` null when there is no
+ * pair (else one entry per item, null for a single text).
+ */
+function batchInputs(inputs) {
+  if (!Array.isArray(inputs)) throw new TypeError(`texts must be an array of strings or [text, pair] arrays, got ${describe(inputs)}`)
+  const texts = new Array(inputs.length)
+  let pairs = null
+  for (let i = 0; i < inputs.length; i++) {
+    const x = inputs[i]
+    if (typeof x === 'string') {
+      texts[i] = x
+    } else if (Array.isArray(x) && x.length === 2) {
+      checkText(x[0], `texts[${i}][0]`)
+      checkText(x[1], `texts[${i}][1]`)
+      texts[i] = x[0]
+      ;(pairs ??= new Array(inputs.length).fill(null))[i] = x[1]
+    } else {
+      throw new TypeError(`texts[${i}] must be a string or a [text, pair] array, got ${describe(x)}`)
+    }
+  }
+  return [texts, pairs]
+}
+
+/** One of `names` (a string option), or `dflt` when absent. */
+function choice(options, key, names, dflt) {
+  const v = options[key]
+  if (v === undefined || v === null) return dflt
+  if (!Object.hasOwn(names, v)) throw new RangeError(`options.${key} must be one of ${Object.keys(names).map((k) => JSON.stringify(k)).join(', ')}, got ${JSON.stringify(v)}`)
+  return names[v]
+}
+
+/** `tokenizers` npm's `TruncationStrategy` values (and the snake_case names of its Python API). */
+const TRUNCATION_STRATEGIES = {
+  LongestFirst: 'longest_first',
+  OnlyFirst: 'only_first',
+  OnlySecond: 'only_second',
+  longest_first: 'longest_first',
+  only_first: 'only_first',
+  only_second: 'only_second',
+}
+const TRUNCATION_DIRECTIONS = { left: 'left', right: 'right' }
+/** Directions by name, and `tokenizers` npm's `PaddingDirection` enum values (Left = 0, Right = 1). */
+const PADDING_DIRECTIONS = { left: 'left', right: 'right', 0: 'left', 1: 'right' }
+
+/**
+ * A token to add to the vocabulary, as `tokenizers`' `AddedToken`: `isSpecial`, and the
+ * options `singleWord`, `leftStrip`, `rightStrip` (default false) and `normalized` (default
+ * `!isSpecial`).
+ */
+class AddedToken {
+  constructor(token, isSpecial = false, options) {
+    checkText(token, 'token')
+    if (typeof isSpecial !== 'boolean') throw new TypeError(`isSpecial must be a boolean, got ${describe(isSpecial)}`)
+    const o = checkOptions(options)
+    this.content = token
+    this.special = isSpecial
+    this.singleWord = flag(o, 'singleWord', false)
+    this.leftStrip = flag(o, 'leftStrip', false)
+    this.rightStrip = flag(o, 'rightStrip', false)
+    this.normalized = flag(o, 'normalized', !isSpecial)
+    Object.freeze(this)
+  }
+  getContent() {
+    return this.content
+  }
+  get [Symbol.toStringTag]() {
+    return 'AddedToken'
+  }
+}
+
+/** Tokens to add (strings or `AddedToken`s) as the native side takes them. */
+function addedTokens(tokens, special) {
+  if (!Array.isArray(tokens)) throw new TypeError(`tokens must be an array of strings or AddedTokens, got ${describe(tokens)}`)
+  return tokens.map((t, i) => {
+    if (typeof t === 'string') t = new AddedToken(t, special)
+    else if (!(t instanceof AddedToken)) throw new TypeError(`tokens[${i}] must be a string or an AddedToken, got ${describe(t)}`)
+    const { content, singleWord, leftStrip, rightStrip, normalized } = t
+    return { content, special: special || t.special, singleWord, leftStrip, rightStrip, normalized }
+  })
+}
+
+/**
  * A tokenizer (a Hugging Face `tokenizer.json`), with exact chunked encoding: `await encode()`
  * runs on the core's thread pool in small pieces, so the event loop stays free and short
  * requests are not stuck behind long ones.
@@ -756,13 +851,76 @@ class Tokenizer {
     return this[NATIVE].idToToken(id) ?? undefined
   }
 
+  /** Token -> id for the whole vocabulary (with the added tokens unless `withAddedTokens` is false). */
+  getVocab(withAddedTokens = true) {
+    return this[NATIVE].getVocab(Boolean(withAddedTokens))
+  }
+
+  /** Add `tokens` (strings or `AddedToken`s) to the vocabulary; returns how many were new. */
+  addTokens(tokens) {
+    return this[NATIVE].addTokens(addedTokens(tokens, false), false)
+  }
+
+  /** Add `tokens` as special tokens (skipped by `decode` with `skipSpecialTokens`); returns how many were new. */
+  addSpecialTokens(tokens) {
+    return this[NATIVE].addTokens(addedTokens(tokens, true), true)
+  }
+
+  /** Add `AddedToken`s, each special or not as it says; returns how many were new. */
+  addAddedTokens(tokens) {
+    return this[NATIVE].addTokens(addedTokens(tokens, false), false)
+  }
+
+  /**
+   * Truncate every encode to `maxLength` tokens, as `tokenizers`: `options.stride` (0),
+   * `strategy` (`'LongestFirst'`, `'OnlyFirst'`, `'OnlySecond'`), `direction` (`'right'`,
+   * `'left'`). Encodings have no overflowing parts here, so right truncation of a long text
+   * stops encoding once the kept tokens are certain.
+   */
+  setTruncation(maxLength, options) {
+    uint(maxLength, 'maxLength')
+    const o = checkOptions(options)
+    const stride = o.stride === undefined ? 0 : uint(o.stride, 'options.stride')
+    const strategy = choice(o, 'strategy', TRUNCATION_STRATEGIES, 'longest_first')
+    const direction = choice(o, 'direction', TRUNCATION_DIRECTIONS, 'right')
+    this[NATIVE].setTruncation(maxLength, stride, strategy, direction)
+  }
+
+  disableTruncation() {
+    this[NATIVE].disableTruncation()
+  }
+
+  /**
+   * Pad every encode, as `tokenizers`: to `options.maxLength` tokens when given, else a batch to
+   * its longest item; `direction` (`'right'`, `'left'`), `padId` (0), `padTypeId` (0),
+   * `padToken` (`'[PAD]'`), `padToMultipleOf`.
+   */
+  setPadding(options) {
+    const o = checkOptions(options)
+    const direction = choice(o, 'direction', PADDING_DIRECTIONS, 'right')
+    const opt = (key, dflt) => (o[key] === undefined || o[key] === null ? dflt : uint(o[key], `options.${key}`))
+    const padToken = o.padToken ?? '[PAD]'
+    checkText(padToken, 'options.padToken')
+    this[NATIVE].setPadding(direction, opt('padId', 0), opt('padTypeId', 0), padToken, opt('maxLength', null), opt('padToMultipleOf', null))
+  }
+
+  disablePadding() {
+    this[NATIVE].disablePadding()
+  }
+
   // ---- async ----
 
-  async encode(text, options) {
+  /**
+   * Encode a text, or a pair (`pair`: the second text), as `tokenizers`' `encode(sentence,
+   * pair, options)`; `encode(text, options)` also works.
+   */
+  async encode(text, pair, options) {
     checkText(text)
-    const o = checkOptions(options)
+    ;[pair, options] = pairArgs(pair, options)
+    const o = encodeOptions(options)
     const add = flag(o, 'addSpecialTokens', true)
     const signal = signalOf(o)
+    if (pair !== null) return one(await withSignal(signal, (token) => this[NATIVE].encodePair(text, pair, add, token)))
     return one(await withSignal(signal, (token) => this[NATIVE].encode(text, add, token)))
   }
 
@@ -774,11 +932,13 @@ class Tokenizer {
     return withSignal(signal, (token) => this[NATIVE].encodeIds(text, add, token))
   }
 
-  async encodeBatch(texts, options) {
-    checkTexts(texts)
-    const o = checkOptions(options)
+  /** Encode many texts and `[text, pair]` pairs, in parallel; padded over the batch when padding is set. */
+  async encodeBatch(inputs, options) {
+    const [texts, pairs] = batchInputs(inputs)
+    const o = encodeOptions(options)
     const add = flag(o, 'addSpecialTokens', true)
     const signal = signalOf(o)
+    if (pairs !== null) return many(await withSignal(signal, (token) => this[NATIVE].encodeInputs(texts, pairs, add, token)))
     return many(await withSignal(signal, (token) => this[NATIVE].encodeBatch(texts, add, token)))
   }
 
@@ -824,16 +984,21 @@ class Tokenizer {
 
   // ---- sync (block the calling thread; for scripts and tools) ----
 
-  encodeSync(text, options) {
+  encodeSync(text, pair, options) {
     checkText(text)
-    const o = checkOptions(options)
-    return one(this[NATIVE].encodeSync(text, flag(o, 'addSpecialTokens', true)))
+    ;[pair, options] = pairArgs(pair, options)
+    const o = encodeOptions(options)
+    const add = flag(o, 'addSpecialTokens', true)
+    if (pair !== null) return one(this[NATIVE].encodePairSync(text, pair, add))
+    return one(this[NATIVE].encodeSync(text, add))
   }
 
-  encodeBatchSync(texts, options) {
-    checkTexts(texts)
-    const o = checkOptions(options)
-    return many(this[NATIVE].encodeBatchSync(texts, flag(o, 'addSpecialTokens', true)))
+  encodeBatchSync(inputs, options) {
+    const [texts, pairs] = batchInputs(inputs)
+    const o = encodeOptions(options)
+    const add = flag(o, 'addSpecialTokens', true)
+    if (pairs !== null) return many(this[NATIVE].encodeInputsSync(texts, pairs, add))
+    return many(this[NATIVE].encodeBatchSync(texts, add))
   }
 
   encodeIdsSync(text, options) {
@@ -935,4 +1100,4 @@ class DecodeStream {
   }
 }
 
-module.exports = { Tokenizer, Encoding, DecodeStream, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync }
+module.exports = { Tokenizer, Encoding, AddedToken, DecodeStream, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync }

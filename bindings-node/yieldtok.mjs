@@ -4,5 +4,5 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const yieldtok = require('./yieldtok.js')
 
-export const { Tokenizer, Encoding, DecodeStream, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync } = yieldtok
+export const { Tokenizer, Encoding, AddedToken, DecodeStream, AbortError, TrajectoryError, packTrajectories, packTrajectoriesSync } = yieldtok
 export default yieldtok

@@ -1,7 +1,7 @@
 // Type-checked by `npm run typecheck`: a typical CommonJS program.
 import yieldtok = require('yieldtok')
 
-const { Tokenizer, packTrajectoriesSync, TrajectoryError } = yieldtok
+const { Tokenizer, AddedToken, packTrajectoriesSync, TrajectoryError } = yieldtok
 
 export async function main(path: string): Promise<number[]> {
   const tok = Tokenizer.fromFile(path)
@@ -12,5 +12,13 @@ export async function main(path: string): Promise<number[]> {
   const results = tok.tokenizeTrajectoriesSync(new Uint8Array(2))
   const packed = packTrajectoriesSync(results, { seqLen: 8 })
   const isTrajectoryError = new Error() instanceof TrajectoryError
-  return [pairs.length, json.ids.length, (await tok.encode('x')).length, text.length, packed.nRows, Number(isTrajectoryError)]
+  tok.setTruncation(512, { strategy: 'OnlyFirst', direction: 'left', stride: 0 })
+  tok.setPadding({ maxLength: 16, direction: 'left', padToken: '<pad>' })
+  const added: number = tok.addTokens(['x', new AddedToken('<y>', true, { singleWord: true })])
+  const vocab: Record<string, number> = tok.getVocab(false)
+  const pair = await tok.encode('question', 'context', { addSpecialTokens: true })
+  const mixed = tok.encodeBatchSync(['a', ['b', 'c']])
+  tok.disableTruncation()
+  tok.disablePadding()
+  return [pairs.length, json.ids.length, (await tok.encode('x')).length, text.length, packed.nRows, Number(isTrajectoryError), added, Object.keys(vocab).length, pair.nSequences, mixed.length]
 }

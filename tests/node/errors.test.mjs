@@ -109,7 +109,9 @@ test('bad options', async () => {
   await assert.rejects(tok.encode(HELLO, { addSpecialTokens: 'yes' }), /addSpecialTokens must be a boolean/)
   await assert.rejects(tok.encode(HELLO, { signal: {} }), /signal must be an AbortSignal/)
   await assert.rejects(tok.decode(helloIds, { skipSpecialTokens: 1 }), TypeError)
-  assert.throws(() => tok.encodeSync(HELLO, 'x'), TypeError)
+  assert.throws(() => tok.encodeSync(HELLO, 5), TypeError)
+  // a string second argument is a pair, as in the tokenizers npm package
+  assert.equal(tok.encodeSync(HELLO, 'x').nSequences, 2)
   // null / undefined options are the defaults
   assert.deepEqual(Array.from((await tok.encode(HELLO, null)).ids), helloIds)
   assert.deepEqual(Array.from(tok.encodeSync(HELLO, undefined).ids), helloIds)
