@@ -15,7 +15,8 @@
 //!
 //! Files: `align` (the `Encoding` alignment methods), `buffers` (encodings as flat typed arrays), `cancel` (the `AbortSignal` token),
 //! `chat` (`applyChatTemplate`), `trajectory` (`tokenizeTrajectories`, `packTrajectories`),
-//! `errors`, `promise` (promises settled from other threads), `exec`, `offsets`, `stream`
+//! `errors`, `promise` (promises settled from other threads), `exec`, `offsets`, `settings`
+//! (truncation, padding, vocabulary), `stream`
 //! (`DecodeStream`), `text` (reading long strings off the JS thread).
 
 #![deny(clippy::all)]
