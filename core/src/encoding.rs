@@ -354,9 +354,16 @@ pub fn byte_to_utf16_offsets(text: &str, offsets: &[(usize, usize)]) -> Vec<(usi
     convert_offsets(text, offsets, char::len_utf16)
 }
 
-/// Map every byte position to the units counted before the char that contains it.
+/// Map every byte position to the units counted before the char that contains it. Only the
+/// text up to the last position named is read: a truncated encoding of a long text names a
+/// short prefix of it, and its conversion then costs that prefix, not the text.
 fn convert_offsets(text: &str, offsets: &[(usize, usize)], units_of: impl Fn(char) -> usize) -> Vec<(usize, usize)> {
-    let len = text.len();
+    let full = text.len();
+    let mut len = offsets.iter().map(|&(s, e)| s.max(e).min(full)).max().unwrap_or(0);
+    while !text.is_char_boundary(len) {
+        len += 1;
+    }
+    let text = &text[..len];
     if text.is_ascii() {
         return offsets.iter().map(|&(s, e)| (s.min(len), e.min(len))).collect();
     }
@@ -383,5 +390,45 @@ mod tests {
         assert_eq!(super::byte_to_utf16_offsets(text, &byte), vec![(0, 1), (1, 2), (2, 4), (4, 5), (0, 0)]);
         // Inside a char -> its start; past the end -> the end.
         assert_eq!(super::byte_to_utf16_offsets(text, &[(4, 99)]), vec![(2, 5)]);
+    }
+
+    /// The conversion reads only a prefix of the text: the same results as a whole-text index,
+    /// for offsets anywhere (inside chars, past the end, empty, out of order).
+    #[test]
+    fn prefix_conversion_equals_the_whole_text_index() {
+        fn whole(text: &str, offsets: &[(usize, usize)], units_of: fn(char) -> usize) -> Vec<(usize, usize)> {
+            let mut index = vec![0usize; text.len() + 1];
+            let (mut pos, mut units) = (0, 0);
+            for ch in text.chars() {
+                index[pos..pos + ch.len_utf8()].fill(units);
+                pos += ch.len_utf8();
+                units += units_of(ch);
+            }
+            index[text.len()] = units;
+            offsets.iter().map(|&(s, e)| (index[s.min(text.len())], index[e.min(text.len())])).collect()
+        }
+        let texts = ["", "abc", "aé😀b", "ascii then é", "é then ascii", "😀😀 x 中文 y \u{10ffff}"];
+        let mut seed = 12345u64;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for text in texts {
+            for _ in 0..300 {
+                let k = next(4);
+                let offsets: Vec<(usize, usize)> =
+                    (0..k).map(|_| (next(text.len() + 3), next(text.len() + 3))).collect();
+                assert_eq!(
+                    super::byte_to_utf16_offsets(text, &offsets),
+                    whole(text, &offsets, char::len_utf16),
+                    "{text:?} {offsets:?}"
+                );
+                assert_eq!(
+                    super::byte_to_char_offsets(text, &offsets),
+                    whole(text, &offsets, |_| 1),
+                    "{text:?} {offsets:?}"
+                );
+            }
+        }
     }
 }
