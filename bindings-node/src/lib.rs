@@ -185,7 +185,7 @@ impl NativeTokenizer {
     #[napi(ts_return_type = "Promise<string>")]
     pub fn wait_for_engine<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<String, Resolver<String>>()?;
-        let tok = self.tok().clone();
+        let tok = self.tok();
         let wait = move || settle(deferred, guard(|| Ok(tok.wait_for_engine().to_string())), |s| s);
         let wait = Arc::new(Mutex::new(Some(wait)));
         let w2 = wait.clone();
@@ -247,10 +247,9 @@ impl NativeTokenizer {
     /// template, truncation and padding; offsets of the second sequence are into `pair`.
     #[napi(ts_return_type = "Uint32Array")]
     pub fn encode_pair_sync(&self, text: String, pair: String, add_special_tokens: bool) -> Result<EncodingBuffers> {
-        let enc = guard(|| self.tok().encode_pair(&text, &pair, add_special_tokens))?;
-        let mut flat = Flat::with_capacity(1, enc.len());
-        flat.push_seqs(&enc, &[&text, &pair]);
-        Ok(flat.into_js())
+        let inputs = [Input::Pair(Arc::from(text), Arc::from(pair))];
+        let opts = EncodeOptions { add_special_tokens, ..Default::default() };
+        guard(|| encode_inputs(&self.tok(), &inputs, &opts, &yieldtok::CancelFlag::new()))
     }
 
     /// A batch of texts and pairs (`pairs[i]`: the second text of item `i`, or null).
