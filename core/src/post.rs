@@ -131,7 +131,17 @@ pub(crate) fn post_process(
             };
             // `Encoding::truncate` asserts that the stride is below the length it cuts to (a
             // pair's half can be shorter than the effective max length): that is a bad argument
-            // here, not a crash.
+            // here, not a crash. Checked first, since a panic cannot be caught on wasm32
+            // (panic=abort); the catch stays for the native build's sake.
+            let lens = (encoding.len(), pair.as_ref().map(HfEncoding::len));
+            if let Some((_, to)) = cut_lengths(lens.0, lens.1, &params)
+                .into_iter()
+                .find(|&(len, to)| to > 0 && to < len && params.stride >= to)
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "truncation: `stride` must be strictly less than `max_len={to}` (note that `max_len` may be shorter than the max length of the original model, as it subtracts the number of special characters"
+                )));
+            }
             let cut = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 tokenizers::utils::truncation::truncate_encodings(encoding, pair, &params)
             }));
@@ -162,6 +172,42 @@ pub(crate) fn post_process(
         }
         None => processed,
     })
+}
+
+/// `(length, length cut to)` of each sequence `truncate_encodings` calls `Encoding::truncate`
+/// on, for sequences of `a` and `b` tokens (its arithmetic, step by step; nothing when it cuts
+/// nothing or fails with an error of its own). `truncate` returns at once when the length cut
+/// to is not below the length, cuts to nothing without a check, and else asserts
+/// `stride < length cut to`.
+fn cut_lengths(a: usize, b: Option<usize>, params: &TruncationParams) -> Vec<(usize, usize)> {
+    let max = params.max_length;
+    if max == 0 {
+        return std::iter::once((a, 0)).chain(b.map(|b| (b, 0))).collect();
+    }
+    let total = a + b.unwrap_or(0);
+    if total <= max {
+        return Vec::new();
+    }
+    let to_remove = total - max;
+    match (params.strategy, b) {
+        (TruncationStrategy::LongestFirst, Some(b)) => {
+            let swap = a > b;
+            let mut n1 = a.min(b);
+            let mut n2 = if n1 > max { n1 } else { n1.max(max - n1) };
+            if n1 + n2 > max {
+                n1 = max / 2;
+                n2 = n1 + max % 2;
+            }
+            if swap {
+                std::mem::swap(&mut n1, &mut n2);
+            }
+            vec![(a, n1), (b, n2)]
+        }
+        (TruncationStrategy::LongestFirst, None) => vec![(a, total - to_remove)],
+        (TruncationStrategy::OnlyFirst, _) if a > to_remove => vec![(a, a - to_remove)],
+        (TruncationStrategy::OnlySecond, Some(b)) if b > to_remove => vec![(b, b - to_remove)],
+        _ => Vec::new(),
+    }
 }
 
 /// How many content tokens [`post_process`] keeps of a single sequence of `content` tokens,
@@ -360,6 +406,56 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `cut_lengths` predicts `truncate_encodings`' stride panic exactly: over every small
+    /// length, pair, strategy, direction, `max_length` and stride, it finds a length the stride
+    /// reaches iff the crate panics.
+    #[test]
+    fn cut_lengths_predict_the_stride_panic_of_truncate_encodings() {
+        let enc = |n: usize| {
+            HfEncoding::new(
+                vec![7; n],
+                vec![0; n],
+                vec![String::new(); n],
+                vec![None; n],
+                vec![(0, 0); n],
+                vec![0; n],
+                vec![1; n],
+                vec![],
+                Default::default(),
+            )
+        };
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let (mut panics, mut runs) = (0, 0);
+        for strategy in
+            [TruncationStrategy::LongestFirst, TruncationStrategy::OnlyFirst, TruncationStrategy::OnlySecond]
+        {
+            for direction in [TruncationDirection::Right, TruncationDirection::Left] {
+                for a in 0..9 {
+                    for b in (0..9).map(Some).chain([None]) {
+                        for max_length in 0..12 {
+                            for stride in 0..8 {
+                                let params = TruncationParams { max_length, stride, strategy, direction };
+                                let predicted = cut_lengths(a, b, &params)
+                                    .into_iter()
+                                    .any(|(len, to)| to > 0 && to < len && stride >= to);
+                                let crashed = std::panic::catch_unwind(|| {
+                                    tokenizers::utils::truncation::truncate_encodings(enc(a), b.map(enc), &params)
+                                })
+                                .is_err();
+                                assert_eq!(predicted, crashed, "{a} {b:?} {params:?}");
+                                panics += crashed as usize;
+                                runs += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        std::panic::set_hook(hook);
+        assert!(panics > runs / 10 && panics < runs / 2, "{panics} of {runs}: both outcomes are exercised");
+    }
 
     #[test]
     fn names_parse_to_tokenizers_values_and_nothing_else() {
