@@ -102,18 +102,7 @@ impl Flat {
     pub fn push_seqs(&mut self, enc: &yieldtok::Encoding, texts: &[&str]) {
         let seqs = enc.sequence_ids();
         self.ids.extend_from_slice(&enc.ids);
-        if texts.len() < 2 || enc.sequence_ranges.len() < 2 {
-            offsets::utf16_extend(texts[0], &enc.offsets, &mut self.offsets);
-        } else {
-            // Runs of tokens of one sequence, each converted in its own text.
-            let text_of = |i: usize| texts[seqs[i].unwrap_or(0).min(texts.len() - 1)];
-            let mut from = 0;
-            while from < seqs.len() {
-                let to = (from + 1..seqs.len()).find(|&i| seqs[i] != seqs[from]).unwrap_or(seqs.len());
-                offsets::utf16_extend(text_of(from), &enc.offsets[from..to], &mut self.offsets);
-                from = to;
-            }
-        }
+        enc.for_each_sequence_run(texts, |text, offsets| offsets::utf16_extend(text, offsets, &mut self.offsets));
         self.attention_mask.extend_from_slice(&enc.attention_mask);
         self.type_ids.extend_from_slice(&enc.type_ids);
         self.special_tokens_mask.extend_from_slice(&enc.special_tokens_mask);

@@ -321,6 +321,34 @@ impl Encoding {
     pub fn utf16_offsets(&self, text: &str) -> Vec<(usize, usize)> {
         byte_to_utf16_offsets(text, &self.offsets)
     }
+
+    /// The byte offsets cut into runs of consecutive tokens of one sequence, each given to `f`
+    /// with the text it points into: `texts[sequence id]` (a pair's second sequence is offsets
+    /// into the second text). Tokens of no sequence (special tokens, padding: offsets `(0, 0)`)
+    /// and everything of a single text go with `texts[0]`. How a front end converts a pair's
+    /// offsets to its own units, run by run.
+    pub fn for_each_sequence_run(&self, texts: &[&str], mut f: impl FnMut(&str, &[(usize, usize)])) {
+        let Some(&first) = texts.first() else { return };
+        if texts.len() < 2 || self.sequence_ranges.len() < 2 {
+            return f(first, &self.offsets);
+        }
+        let seqs = self.sequence_ids();
+        let text_of = |i: usize| texts[seqs[i].unwrap_or(0).min(texts.len() - 1)];
+        let mut from = 0;
+        while from < seqs.len() {
+            let to = (from + 1..seqs.len()).find(|&i| seqs[i] != seqs[from]).unwrap_or(seqs.len());
+            f(text_of(from), &self.offsets[from..to]);
+            from = to;
+        }
+    }
+
+    /// [`utf16_offsets`](Self::utf16_offsets) of a pair: each token's in the text of its own
+    /// sequence ([`for_each_sequence_run`](Self::for_each_sequence_run)).
+    pub fn utf16_offsets_in(&self, texts: &[&str]) -> Vec<(usize, usize)> {
+        let mut out = Vec::with_capacity(self.len());
+        self.for_each_sequence_run(texts, |text, offsets| out.extend(byte_to_utf16_offsets(text, offsets)));
+        out
+    }
 }
 
 /// A `(start, end)` offset pair as the alignment methods read it (the byte offsets of an

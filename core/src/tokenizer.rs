@@ -779,6 +779,16 @@ impl Tokenizer {
         self.spawn_cancellable(move |tok, cancel| tok.encode_inputs_with_cancel(&inputs, &opts, cancel))
     }
 
+    /// Pad a batch's outputs to one another as the tokenizer's padding says (nothing when
+    /// none is set): what [`encode_inputs_with_cancel`](Self::encode_inputs_with_cancel) does
+    /// once every item is encoded, truncated and padded on its own. For a front end that runs
+    /// a batch's [`job`](Self::job)s itself (the browser's sliced `encodeBatch`).
+    pub fn pad_batch(&self, outs: &mut [JobOutput]) {
+        if let Some(pad) = &self.inner.settings.padding {
+            crate::job::pad_outputs(outs, pad);
+        }
+    }
+
     fn pad_outputs(&self, outs: &mut [JobOutput], opts: &EncodeOptions) {
         if let (true, Some(pad)) = (opts.truncate_and_pad, &self.inner.settings.padding) {
             crate::job::pad_outputs(outs, pad);
