@@ -46,8 +46,8 @@ function patchGlue(file) {
   js = js.split(stale).join(`__wbg_call_guard();\n        ${stale}`);
   const free = /free\(\) \{\n(\s*)const ptr = this\.__destroy_into_raw\(\);\n\s*__wbg_call_guard\(\);\n/g;
   const frees = js.match(free) || [];
-  // one per exported class: DecodeStream, EncodeTask, Tokenizer
-  if (frees.length !== 3) throw new Error(`${file}: expected 3 free() methods, found ${frees.length}`);
+  // one per exported class: AddedToken, DecodeStream, EncodeTask, Tokenizer
+  if (frees.length !== 4) throw new Error(`${file}: expected 4 free() methods, found ${frees.length}`);
   js = js.replace(free, (_m, indent) =>
     `free() {\n${indent}__wbg_call_guard();\n${indent}const stale = this.__wbg_inst !== undefined && this.__wbg_inst !== __wbg_instance_id;\n${indent}const ptr = this.__destroy_into_raw();\n${indent}if (stale || ptr === 0) return;\n`);
   writeFileSync(file, js);

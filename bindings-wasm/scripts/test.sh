@@ -18,11 +18,13 @@ nice -n 10 cargo build -p yieldtok-wasm --target wasm32-unknown-unknown --releas
 node bindings-wasm/scripts/bindgen.mjs
 (cd bindings-wasm && npm ci --no-audit --no-fund)
 
-step "wasm: native reference vectors (incl. the ~160k-token demo document)"
+step "wasm: native reference vectors (incl. the ~160k-token demo document; settings from the tokenizers crate)"
 node tests/wasm/cases.mjs target/wasm-ref/cases.json
+node tests/wasm/settings_cases.mjs target/wasm-ref/settings_cases.json
 # Built with the workspace's features (as the project's cargo test built it), not this crate's alone.
-nice -n 10 cargo build --quiet --workspace --example native_ref
+nice -n 10 cargo build --quiet --workspace --example native_ref --example settings_ref
 "${CARGO_TARGET_DIR:-target}/debug/examples/native_ref" target/wasm-ref/cases.json target/wasm-ref
+"${CARGO_TARGET_DIR:-target}/debug/examples/settings_ref" target/wasm-ref/settings_cases.json target/wasm-ref/settings.json
 
 step "wasm: node tests (nodejs + web targets, types) and headless Chromium (demo, worker)"
 node --test tests/wasm/ tests/browser/

@@ -11,12 +11,13 @@
 //! The whole binding is wasm32-only: on the host this crate is empty.
 #![cfg(target_arch = "wasm32")]
 
+mod settings;
 mod stream;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use js_sys::{Array, Function, Object, Promise, Reflect, Uint32Array, Uint8Array};
+use js_sys::{Array, Function, Int32Array, Object, Promise, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -98,6 +99,51 @@ export interface Encoding {
   ids: Uint32Array;
   offsets: Uint32Array;
   byteOffsets: Uint32Array;
+  /** Sequence of each token as `tokenizers` numbers them: 0, or 1 for a pair's second text. */
+  typeIds: Uint32Array;
+  /** 1 for a token, 0 for padding. */
+  attentionMask: Uint32Array;
+  /** 1 for a special token added by the post-processor or for padding. */
+  specialTokensMask: Uint32Array;
+  /** `tokenizers`' `word_ids`: the word each token came from, -1 for none (special tokens, padding). */
+  wordIds: Int32Array;
+  /** `tokenizers`' `sequence_ids`: 0 or 1 (a pair's second text), -1 for none. */
+  sequenceIds: Int32Array;
+  /** 1 for a text, 2 for a pair. */
+  nSequences: number;
+}
+
+/** Options of `setTruncation`, as `tokenizers` npm's. */
+export interface TruncationOptions {
+  /** Tokens repeated between overflowing parts (checked against `maxLength` as `tokenizers` does). Default 0. */
+  stride?: number;
+  /** Default `"longest_first"`. */
+  strategy?: "LongestFirst" | "OnlyFirst" | "OnlySecond" | "longest_first" | "only_first" | "only_second";
+  /** Default `"right"`. */
+  direction?: "left" | "right";
+}
+
+/** Options of `setPadding`, as `tokenizers` npm's: to `maxLength` tokens when given, else a batch to its longest item. */
+export interface PaddingOptions {
+  maxLength?: number;
+  /** Default `"right"` (`tokenizers` npm's `PaddingDirection`: Left = 0, Right = 1). */
+  direction?: "left" | "right" | 0 | 1;
+  padToMultipleOf?: number;
+  /** Default 0. */
+  padId?: number;
+  /** Default 0. */
+  padTypeId?: number;
+  /** Default `"[PAD]"`. */
+  padToken?: string;
+}
+
+/** Options of `new AddedToken(token, isSpecial, options)`, as `tokenizers`'. */
+export interface AddedTokenOptions {
+  singleWord?: boolean;
+  leftStrip?: boolean;
+  rightStrip?: boolean;
+  /** Default `!isSpecial`. */
+  normalized?: boolean;
 }
 
 export interface DecodeOptions {
@@ -251,10 +297,43 @@ pub struct EncodeTask {
     panic_on_step: bool,
 }
 
-/// A job of a tokenizer from `tokenizer.json` or of one from its compact form.
+/// A job of a tokenizer from `tokenizer.json` or of one from its compact form, or a pair of
+/// texts (encoded in one step: pairs are short, a query and a passage).
 enum Job {
     Full(EncodeJob),
     Compact(CompactJob),
+    Pair(PairJob),
+}
+
+struct PairJob {
+    tok: yieldtok::Tokenizer,
+    texts: [String; 2],
+    opts: EncodeOptions,
+    cancel: yieldtok::CancelFlag,
+    out: std::cell::RefCell<Option<yieldtok::Result<yieldtok::Encoding>>>,
+}
+
+impl PairJob {
+    fn step(&self) -> bool {
+        let mut out = self.out.borrow_mut();
+        if out.is_none() {
+            let [a, b] = &self.texts;
+            *out = Some(self.tok.encode_pair_with_cancel(a, b, &self.opts, &self.cancel));
+        }
+        true
+    }
+    fn finish(&self) -> yieldtok::Result<JobOutput> {
+        if self.out.borrow().is_none() {
+            self.step();
+        }
+        match self.out.borrow_mut().take().expect("stepped") {
+            Ok(enc) => Ok(match self.opts.output {
+                Output::Ids => JobOutput::Ids(enc.ids),
+                _ => JobOutput::Full(enc),
+            }),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 impl Job {
@@ -262,30 +341,40 @@ impl Job {
         match self {
             Job::Full(j) => j.step(budget),
             Job::Compact(j) => j.step(budget),
+            Job::Pair(j) => j.step(),
         }
     }
     fn progress(&self) -> yieldtok::Progress {
         match self {
             Job::Full(j) => j.progress(),
             Job::Compact(j) => j.progress(),
+            Job::Pair(j) => {
+                let total_bytes = j.texts[0].len() + j.texts[1].len();
+                let done_bytes = if j.out.borrow().is_some() { total_bytes } else { 0 };
+                yieldtok::Progress { done_bytes, total_bytes }
+            }
         }
     }
     fn cancel(&self) {
         match self {
             Job::Full(j) => j.cancel(),
             Job::Compact(j) => j.cancel(),
+            Job::Pair(j) => j.cancel.cancel(),
         }
     }
     fn finish(&self) -> yieldtok::Result<JobOutput> {
         match self {
             Job::Full(j) => j.finish(),
             Job::Compact(j) => j.finish(),
+            Job::Pair(j) => j.finish(),
         }
     }
-    fn text(&self) -> &str {
+    /// The text(s) the offsets point into: one, or a pair's two.
+    fn texts(&self) -> Vec<&str> {
         match self {
-            Job::Full(j) => j.text(),
-            Job::Compact(j) => j.text(),
+            Job::Full(j) => vec![j.text()],
+            Job::Compact(j) => vec![j.text()],
+            Job::Pair(j) => vec![&j.texts[0], &j.texts[1]],
         }
     }
 }
@@ -326,7 +415,7 @@ impl EncodeTask {
         Ok(match (self.want, out) {
             (Want::Count, out) => JsValue::from_f64(out.ids().len() as f64),
             (Want::Ids, out) => Uint32Array::from(out.ids()).into(),
-            (Want::Offsets, JobOutput::Full(enc)) => encoding_object(self.job.text(), &enc),
+            (Want::Offsets, JobOutput::Full(enc)) => encoding_object(&self.job.texts(), &enc),
             (Want::Offsets, JobOutput::Ids(_)) => {
                 return Err(JsError::new("internal: offsets requested, ids produced").into())
             }
@@ -334,11 +423,17 @@ impl EncodeTask {
     }
 }
 
-fn encoding_object(text: &str, enc: &yieldtok::Encoding) -> JsValue {
+/// An `Encoding` object of `enc`, whose sequence `i` has its offsets in `texts[i]` (one text,
+/// or a pair's two).
+fn encoding_object(texts: &[&str], enc: &yieldtok::Encoding) -> JsValue {
     let flat =
         |pairs: &[(usize, usize)]| -> Vec<u32> { pairs.iter().flat_map(|&(s, e)| [s as u32, e as u32]).collect() };
+    let or_minus_one = |v: &mut dyn Iterator<Item = Option<u32>>| -> Int32Array {
+        let v: Vec<i32> = v.map(|x| x.map_or(-1, |x| x as i32)).collect();
+        Int32Array::from(&v[..])
+    };
     let bytes = flat(&enc.offsets);
-    let utf16 = flat(&enc.utf16_offsets(text));
+    let utf16 = flat(&enc.utf16_offsets_in(texts));
     let obj = Object::new();
     let set = |k: &str, v: JsValue| {
         let _ = Reflect::set(&obj, &JsValue::from_str(k), &v);
@@ -346,7 +441,28 @@ fn encoding_object(text: &str, enc: &yieldtok::Encoding) -> JsValue {
     set("ids", Uint32Array::from(&enc.ids[..]).into());
     set("offsets", Uint32Array::from(&utf16[..]).into());
     set("byteOffsets", Uint32Array::from(&bytes[..]).into());
+    set("typeIds", Uint32Array::from(&enc.type_ids[..]).into());
+    set("attentionMask", Uint32Array::from(&enc.attention_mask[..]).into());
+    set("specialTokensMask", Uint32Array::from(&enc.special_tokens_mask[..]).into());
+    set("wordIds", or_minus_one(&mut enc.word_ids.iter().copied()).into());
+    set("sequenceIds", or_minus_one(&mut enc.sequence_ids().into_iter().map(|s| s.map(|s| s as u32))).into());
+    set("nSequences", JsValue::from(enc.n_sequences() as u32));
     obj.into()
+}
+
+/// `(pair, options)` of `encode(text, pair?, options?)`: a second argument that is an object
+/// is the options (`encode(text, options)`, the older form); `null`/`undefined` is no pair.
+fn pair_args(pair: JsValue, options: JsValue) -> Result<(Option<String>, JsValue), JsValue> {
+    if pair.is_undefined() || pair.is_null() {
+        return Ok((None, options));
+    }
+    if let Some(p) = pair.as_string() {
+        return Ok((Some(p), options));
+    }
+    if pair.is_object() && !Array::is_array(&pair) && (options.is_undefined() || options.is_null()) {
+        return Ok((None, pair));
+    }
+    Err(type_error("pair must be a string (or the options object, when no pair is given)"))
 }
 
 /// A tokenizer (a `tokenizer.json`, or its compact form), with exact sliced encoding.
@@ -404,6 +520,65 @@ impl Tokenizer {
             ))
             .into()),
         }
+    }
+
+    /// [`full`](Self::full), to replace (the setters).
+    fn full_mut(&mut self, what: &str) -> Result<&mut yieldtok::Tokenizer, JsValue> {
+        self.full(what)?;
+        match &mut self.inner {
+            Kind::Full(t) => Ok(t),
+            Kind::Compact(_) => unreachable!("checked by full()"),
+        }
+    }
+
+    /// `encode(text, pair?, options?)` in one blocking call.
+    fn run_blocking_pair(
+        &self,
+        text: &JsValue,
+        pair: JsValue,
+        options: JsValue,
+        want: Want,
+    ) -> Result<JsValue, JsValue> {
+        let (pair, options) = pair_args(pair, options)?;
+        let task = self.make_pair_task(text, pair, &options, want)?;
+        task.job.step(Budget { bytes: None, time: None });
+        task.finish()
+    }
+
+    /// `encode(text, pair?, options?)` as a promise (a text in slices, a pair in one).
+    fn drive_pair(&self, text: &JsValue, pair: JsValue, options: JsValue, want: Want) -> Promise {
+        let task = pair_args(pair, options).and_then(|(pair, options)| {
+            let task = self.make_pair_task(text, pair, &options, want)?;
+            Ok((task, options))
+        });
+        match task {
+            Ok((task, options)) => js_drive(Array::of1(&task.into()), &options, true),
+            Err(e) => Promise::reject(&e),
+        }
+    }
+
+    /// The task of a text, or of a pair (as `tokenizers`' `encode(sentence, pair)`: the pair
+    /// template, truncation and padding; served by a tokenizer from `tokenizer.json` only).
+    fn make_pair_task(
+        &self,
+        text: &JsValue,
+        pair: Option<String>,
+        options: &JsValue,
+        want: Want,
+    ) -> Result<EncodeTask, JsValue> {
+        let Some(pair) = pair else { return self.make_task(text, options, want) };
+        check_options(options)?;
+        let text = text_arg(text)?;
+        let add_special_tokens = opt_bool(options, "addSpecialTokens", true)?;
+        let output = if want == Want::Offsets { Output::Full } else { Output::Ids };
+        let job = PairJob {
+            tok: self.full("a pair encode")?.clone(),
+            texts: [text, pair],
+            opts: EncodeOptions { add_special_tokens, output, ..Default::default() },
+            cancel: yieldtok::CancelFlag::new(),
+            out: Default::default(),
+        };
+        Ok(EncodeTask { job: Job::Pair(job), want, panic_on_step: false })
     }
 
     fn make_task(&self, text: &JsValue, options: &JsValue, want: Want) -> Result<EncodeTask, JsValue> {
@@ -563,24 +738,28 @@ impl Tokenizer {
     }
 
     /// Token ids of `text`, computed in slices of about `sliceMs` ms with the event loop let
-    /// run in between. Identical to the blocking `encodeSync`.
+    /// run in between. Identical to the blocking `encodeSync`. With `pair` (a second text), the
+    /// ids of the pair, as `tokenizers`' `encode(sentence, pair)` (in one slice).
     #[wasm_bindgen(unchecked_return_type = "Promise<Uint32Array>")]
     pub fn encode(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null | EncodeOptions")] pair: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
     ) -> Promise {
-        self.drive_one(&text, &options, Want::Ids)
+        self.drive_pair(&text, pair, options, Want::Ids)
     }
 
-    /// Ids with offsets (UTF-16 and UTF-8), sliced like `encode`.
+    /// Ids with offsets (UTF-16 and UTF-8), masks, type, word and sequence ids, sliced like
+    /// `encode`; with `pair`, of the pair (each sequence's offsets into its own text).
     #[wasm_bindgen(js_name = encodeWithOffsets, unchecked_return_type = "Promise<Encoding>")]
     pub fn encode_with_offsets(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null | EncodeOptions")] pair: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
     ) -> Promise {
-        self.drive_one(&text, &options, Want::Offsets)
+        self.drive_pair(&text, pair, options, Want::Offsets)
     }
 
     /// Number of tokens of `text`, sliced like `encode`.
@@ -593,27 +772,49 @@ impl Tokenizer {
         self.drive_one(&text, &options, Want::Count)
     }
 
-    /// Ids of many texts, one after the other in shared slices.
+    /// Ids of many texts (or `[text, pair]` pairs), one after the other in shared slices,
+    /// padded over the batch when padding is set (as `tokenizers`' `encodeBatch`).
     #[wasm_bindgen(js_name = encodeBatch, unchecked_return_type = "Promise<Uint32Array[]>")]
     pub fn encode_batch(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string[]")] texts: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "(string | [string, string])[]")] texts: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
     ) -> Promise {
         let build = || -> Result<Array, JsValue> {
             if !Array::is_array(&texts) {
-                return Err(type_error("texts must be an array of strings"));
+                return Err(type_error("texts must be an array of strings or [text, pair] pairs"));
             }
             let tasks = Array::new();
             for t in Array::from(&texts).iter() {
-                tasks.push(&self.make_task(&t, &options, Want::Ids)?.into());
+                let task = if Array::is_array(&t) {
+                    let p = Array::from(&t);
+                    let pair = p.get(1).as_string().filter(|_| p.length() == 2);
+                    let pair = pair.ok_or_else(|| type_error("a pair in texts must be [text, pair], two strings"))?;
+                    self.make_pair_task(&p.get(0), Some(pair), &options, Want::Ids)?
+                } else {
+                    self.make_task(&t, &options, Want::Ids)?
+                };
+                tasks.push(&task.into());
             }
             Ok(tasks)
         };
-        match build() {
-            Ok(tasks) => js_drive(tasks, &options, false),
-            Err(e) => Promise::reject(&e),
-        }
+        let tasks = match build() {
+            Ok(tasks) => tasks,
+            Err(e) => return Promise::reject(&e),
+        };
+        let driven = js_drive(tasks, &options, false);
+        // Padding over the batch (to its longest item), once every item is done.
+        let tok = match &self.inner {
+            Kind::Full(t) if t.padding().is_some() => t.clone(),
+            _ => return driven,
+        };
+        wasm_bindgen_futures::future_to_promise(async move {
+            let done = Array::from(&JsFuture::from(driven).await?);
+            let mut outs: Vec<JobOutput> =
+                done.iter().map(|ids| JobOutput::Ids(ids.unchecked_into::<Uint32Array>().to_vec())).collect();
+            tok.pad_batch(&mut outs);
+            Ok(outs.iter().map(|o| JsValue::from(Uint32Array::from(o.ids()))).collect::<Array>().into())
+        })
     }
 
     /// A task to advance by hand (`step(ms)` / `finish()`); the async methods are loops over it.
@@ -642,9 +843,10 @@ impl Tokenizer {
     pub fn encode_sync(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null | EncodeOptions")] pair: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
     ) -> Result<Uint32Array, JsValue> {
-        Ok(self.run_blocking(&text, &options, Want::Ids)?.unchecked_into())
+        Ok(self.run_blocking_pair(&text, pair, options, Want::Ids)?.unchecked_into())
     }
 
     /// Ids and offsets of `text` in one blocking call.
@@ -652,9 +854,10 @@ impl Tokenizer {
     pub fn encode_with_offsets_sync(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null | EncodeOptions")] pair: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "EncodeOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.run_blocking(&text, &options, Want::Offsets)
+        self.run_blocking_pair(&text, pair, options, Want::Offsets)
     }
 
     /// Number of tokens of `text` in one blocking call.

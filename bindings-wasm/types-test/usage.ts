@@ -1,7 +1,7 @@
 // Compiled with `tsc -p bindings-wasm/types-test` against the generated .d.ts: the public API
 // must type-check as documented. Never run.
-import init, { Tokenizer, EncodeTask, version } from "../pkg-web/yieldtok_wasm.js";
-import type { ChatResult, Encoding, EncodeOptions, WorkerTokenizer, TaskOptions, YieldMode } from "../pkg-web/yieldtok_wasm.js";
+import init, { AddedToken, Tokenizer, EncodeTask, version } from "../pkg-web/yieldtok_wasm.js";
+import type { ChatResult, Encoding, EncodeOptions, PaddingOptions, TruncationOptions, WorkerTokenizer, TaskOptions, YieldMode } from "../pkg-web/yieldtok_wasm.js";
 import * as node from "../pkg-node/yieldtok_wasm.js";
 
 async function main(json: string, bytes: Uint8Array): Promise<void> {
@@ -22,6 +22,22 @@ async function main(json: string, bytes: Uint8Array): Promise<void> {
   const sync: Uint32Array = tok.encodeSync("hello", { addSpecialTokens: false });
   const syncEnc: Encoding = tok.encodeWithOffsetsSync("hello");
   const syncN: number = tok.countSync("hello");
+  const trunc: TruncationOptions = { stride: 2, strategy: "OnlyFirst", direction: "left" };
+  tok.setTruncation(512, trunc);
+  tok.setTruncation(512);
+  const pad: PaddingOptions = { maxLength: 128, direction: 0, padToMultipleOf: 8, padId: 0, padTypeId: 0, padToken: "<pad>" };
+  tok.setPadding(pad);
+  tok.setPadding();
+  tok.disableTruncation();
+  tok.disablePadding();
+  const pairEnc: Encoding = await tok.encodeWithOffsets("question", "passage", { addSpecialTokens: true });
+  const pairIds: Uint32Array = tok.encodeSync("question", "passage");
+  const pairFields: number = pairEnc.typeIds[0] + pairEnc.attentionMask[0] + pairEnc.specialTokensMask[0] + pairEnc.wordIds[0] + pairEnc.sequenceIds[0] + pairEnc.nSequences + pairIds[0];
+  const mixed: Uint32Array[] = await tok.encodeBatch(["a", ["b", "c"]]);
+  const vocab: Record<string, number> = tok.getVocab(false);
+  const added: number = tok.addTokens(["x", new AddedToken("y", false, { singleWord: true, leftStrip: false, rightStrip: false, normalized: true })]) + tok.addSpecialTokens(["<z>"]);
+  const at = new AddedToken("<t>", true);
+  const atFlags: boolean = at.special && at.singleWord && at.leftStrip && at.rightStrip && at.normalized && at.content.length > 0;
   const id: number | undefined = tok.tokenToId("<|im_start|>");
   const tokStr: string | undefined = tok.idToToken(1);
   const chat: ChatResult = tok.applyChatTemplate([{ role: "user", content: "hi" }], { addGenerationPrompt: true, continueFinalMessage: false, kwargs: { enable_thinking: false }, tokenize: true });
