@@ -725,18 +725,7 @@ fn raw_encoding(inner: &Inner, full: Vec<crate::pipeline::RefPiece>, own: Vec<Ow
         return crate::engine::own::to_hf(&inner.tok, &own);
     }
     if !ids.is_empty() || full.is_empty() {
-        let n = ids.len();
-        return HfEncoding::new(
-            ids,
-            vec![0; n],
-            vec![String::new(); n],
-            vec![None; n],
-            vec![(0, 0); n],
-            vec![0; n],
-            vec![1; n],
-            vec![],
-            Default::default(),
-        );
+        return crate::post::ids_encoding(ids);
     }
     crate::pipeline::merge(full)
 }

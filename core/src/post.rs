@@ -174,6 +174,23 @@ pub(crate) fn post_process(
     })
 }
 
+/// A `tokenizers` encoding of `ids` alone (type ids 0, every token attended, no offsets, token
+/// strings or words): what the post-processor needs of an ids-only result.
+pub(crate) fn ids_encoding(ids: Vec<u32>) -> HfEncoding {
+    let n = ids.len();
+    HfEncoding::new(
+        ids,
+        vec![0; n],
+        vec![String::new(); n],
+        vec![None; n],
+        vec![(0, 0); n],
+        vec![0; n],
+        vec![1; n],
+        vec![],
+        Default::default(),
+    )
+}
+
 /// `(length, length cut to)` of each sequence `truncate_encodings` calls `Encoding::truncate`
 /// on, for sequences of `a` and `b` tokens (its arithmetic, step by step; nothing when it cuts
 /// nothing or fails with an error of its own). `truncate` returns at once when the length cut
@@ -412,19 +429,7 @@ mod tests {
     /// reaches iff the crate panics.
     #[test]
     fn cut_lengths_predict_the_stride_panic_of_truncate_encodings() {
-        let enc = |n: usize| {
-            HfEncoding::new(
-                vec![7; n],
-                vec![0; n],
-                vec![String::new(); n],
-                vec![None; n],
-                vec![(0, 0); n],
-                vec![0; n],
-                vec![1; n],
-                vec![],
-                Default::default(),
-            )
-        };
+        let enc = |n: usize| ids_encoding(vec![7; n]);
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
         let (mut panics, mut runs) = (0, 0);
