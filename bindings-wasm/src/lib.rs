@@ -459,8 +459,12 @@ fn pair_args(pair: JsValue, options: JsValue) -> Result<(Option<String>, JsValue
     if let Some(p) = pair.as_string() {
         return Ok((Some(p), options));
     }
-    if pair.is_object() && !Array::is_array(&pair) && (options.is_undefined() || options.is_null()) {
-        return Ok((None, pair));
+    if options.is_undefined() || options.is_null() {
+        // `encode(text, options)`: the older form's message for a bad second argument.
+        check_options(&pair)?;
+        if !Array::is_array(&pair) {
+            return Ok((None, pair));
+        }
     }
     Err(type_error("pair must be a string (or the options object, when no pair is given)"))
 }

@@ -161,7 +161,9 @@ test("settings: bad arguments are TypeErrors/RangeErrors and change nothing", { 
   assert.throws(() => tok.addTokens("x"), { name: "TypeError" });
   assert.throws(() => tok.addTokens([5]), { name: "TypeError", message: /tokens\[0\]/ });
   assert.throws(() => new yt.AddedToken(5), { name: "TypeError" });
-  assert.throws(() => tok.encodeSync("a", 5), { name: "TypeError", message: /pair/ });
+  assert.throws(() => tok.encodeSync("a", 5), { name: "TypeError", message: "options must be an object" });
+  assert.throws(() => tok.encodeSync("a", 5, {}), { name: "TypeError", message: /pair must be a string/ });
+  assert.throws(() => tok.encodeSync("a", ["b"]), { name: "TypeError", message: /pair must be a string/ });
   await assert.rejects(tok.encodeBatch([["a"]]), { name: "TypeError", message: /\[text, pair\]/ });
   assert.deepEqual(Array.from(tok.encodeSync("Hello world, again")), before);
   const t = new yt.AddedToken("<x>", true);
