@@ -218,6 +218,7 @@ export function guard(f) {
 
 // Runs inside the worker (stringified). `glueUrl` is the generated ES module.
 function workerMain(glueUrl) {
+  const SETTINGS = ["setTruncation", "disableTruncation", "setPadding", "disablePadding", "getVocab", "addTokens", "addSpecialTokens"];
   let tok = null;
   let ready = null;
   const queue = []; // requests: { id, tasks, i, out, single, service, seq, progress }
@@ -301,7 +302,7 @@ function workerMain(glueUrl) {
           const transfer = [];
           for (const v of r.single ? [value] : value) {
             if (v instanceof Uint32Array) transfer.push(v.buffer);
-            else if (v && v.ids) transfer.push(v.ids.buffer, v.offsets.buffer, v.byteOffsets.buffer);
+            else if (v && v.ids) for (const x of Object.values(v)) if (ArrayBuffer.isView(x)) transfer.push(x.buffer);
           }
           reply(r.id, true, value, transfer);
         } else if (r.progress) {
@@ -349,6 +350,11 @@ function workerMain(glueUrl) {
         reply(m.id, true, tok.applyChatTemplate(m.messages, m.opts));
         return;
       }
+      if (SETTINGS.includes(m.op)) {
+        // On the worker's tokenizer, for the requests after this one (tasks already made keep theirs).
+        reply(m.id, true, tok[m.op](...m.args));
+        return;
+      }
       if (m.op === "toCompact") {
         const bytes = tok.toCompact();
         reply(m.id, true, bytes, [bytes.buffer]);
@@ -356,7 +362,7 @@ function workerMain(glueUrl) {
       }
       const output = m.op === "count" ? "count" : m.op === "encodeWithOffsets" ? "offsets" : "ids";
       const texts = m.op === "encodeBatch" ? m.texts : [m.text];
-      if (!Array.isArray(texts)) throw new TypeError("texts must be an array of strings");
+      if (!Array.isArray(texts)) throw new TypeError("texts must be an array of strings or [text, pair] pairs");
       const tasks = [];
       try {
         for (const t of texts) tasks.push(tok.createTask(t, { ...m.opts, output }));
@@ -379,6 +385,20 @@ function errorFrom(e) {
   const err = new (e.name === "TypeError" ? TypeError : Error)(e.message);
   if (e.name !== "TypeError") err.name = e.name;
   return err;
+}
+
+/** `(item, options)` of `encode(text, pair?, options?)` on the worker: the text, or `[text, pair]`. */
+function pairItem(text, pair, options) {
+  if (pair === undefined || pair === null) return [text, options];
+  // `encode(text, options)`, the older form (a second argument that is no string is the options).
+  if (typeof pair !== "string" && (options === undefined || options === null)) return [text, pair];
+  return [[text, pair], options];
+}
+
+/** Added tokens as plain objects (an `AddedToken` is a wasm object: its fields are getters). */
+function tokenFields(tokens) {
+  if (!Array.isArray(tokens)) return tokens;
+  return tokens.map((t) => (t !== null && typeof t === "object" && "content" in t ? { content: t.content, special: t.special, singleWord: t.singleWord, leftStrip: t.leftStrip, rightStrip: t.rightStrip, normalized: t.normalized } : t));
 }
 
 class WorkerTokenizer {
@@ -450,10 +470,14 @@ class WorkerTokenizer {
     });
   }
 
-  encode(text, options) {
+  // `encode(text, pair?, options?)`: a pair crosses as `[text, pair]` (`Tokenizer.createTask`
+  // takes either); a second argument that is an object is the options, as on the page.
+  encode(text, pair, options) {
+    [text, options] = pairItem(text, pair, options);
     return this._call({ op: "encode", text }, options);
   }
-  encodeWithOffsets(text, options) {
+  encodeWithOffsets(text, pair, options) {
+    [text, options] = pairItem(text, pair, options);
     return this._call({ op: "encodeWithOffsets", text }, options);
   }
   count(text, options) {
@@ -470,6 +494,27 @@ class WorkerTokenizer {
   }
   toCompact() {
     return this._call({ op: "toCompact" }, {});
+  }
+  setTruncation(maxLength, options) {
+    return this._call({ op: "setTruncation", args: [maxLength, options] }, {});
+  }
+  disableTruncation() {
+    return this._call({ op: "disableTruncation", args: [] }, {});
+  }
+  setPadding(options) {
+    return this._call({ op: "setPadding", args: [options] }, {});
+  }
+  disablePadding() {
+    return this._call({ op: "disablePadding", args: [] }, {});
+  }
+  getVocab(withAddedTokens) {
+    return this._call({ op: "getVocab", args: [withAddedTokens] }, {});
+  }
+  addTokens(tokens) {
+    return this._call({ op: "addTokens", args: [tokenFields(tokens)] }, {});
+  }
+  addSpecialTokens(tokens) {
+    return this._call({ op: "addSpecialTokens", args: [tokenFields(tokens)] }, {});
   }
   terminate() {
     this.#worker.terminate();

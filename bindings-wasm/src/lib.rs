@@ -201,10 +201,19 @@ export interface WorkerTokenizer {
   readonly chunking: string;
   /** The engine serving the worker's encodes: `"yieldtok"` (the own engine) or `"tokenizers"`. */
   readonly engine: "yieldtok" | "tokenizers";
-  encode(text: string, options?: EncodeOptions): Promise<Uint32Array>;
-  encodeWithOffsets(text: string, options?: EncodeOptions): Promise<Encoding>;
+  encode(text: string, pair?: string | null | EncodeOptions, options?: EncodeOptions): Promise<Uint32Array>;
+  encodeWithOffsets(text: string, pair?: string | null | EncodeOptions, options?: EncodeOptions): Promise<Encoding>;
   count(text: string, options?: EncodeOptions): Promise<number>;
-  encodeBatch(texts: string[], options?: EncodeOptions): Promise<Uint32Array[]>;
+  encodeBatch(texts: (string | [string, string])[], options?: EncodeOptions): Promise<Uint32Array[]>;
+  /** `Tokenizer.setTruncation` in the worker, for the requests sent after it. */
+  setTruncation(maxLength: number, options?: TruncationOptions): Promise<void>;
+  disableTruncation(): Promise<void>;
+  setPadding(options?: PaddingOptions): Promise<void>;
+  disablePadding(): Promise<void>;
+  getVocab(withAddedTokens?: boolean): Promise<Record<string, number>>;
+  /** Strings or `AddedToken`s (sent as their fields); resolves to how many were new. */
+  addTokens(tokens: (string | AddedToken)[]): Promise<number>;
+  addSpecialTokens(tokens: (string | AddedToken)[]): Promise<number>;
   decode(ids: Uint32Array | number[], options?: DecodeOptions): Promise<string>;
   applyChatTemplate(messages: ChatMessage[], options?: ChatTemplateOptions): Promise<ChatResult>;
   /** The compact form of the worker's tokenizer (`Tokenizer.toCompact`, computed in the
@@ -585,6 +594,17 @@ impl Tokenizer {
         Ok(EncodeTask { job: Job::Pair(job), want, panic_on_step: false })
     }
 
+    /// The task of a batch item: a text, or a `[text, pair]`.
+    fn item_task(&self, item: &JsValue, options: &JsValue, want: Want) -> Result<EncodeTask, JsValue> {
+        if !Array::is_array(item) {
+            return self.make_task(item, options, want);
+        }
+        let p = Array::from(item);
+        let pair = p.get(1).as_string().filter(|_| p.length() == 2);
+        let pair = pair.ok_or_else(|| type_error("a pair must be [text, pair], two strings"))?;
+        self.make_pair_task(&p.get(0), Some(pair), options, want)
+    }
+
     fn make_task(&self, text: &JsValue, options: &JsValue, want: Want) -> Result<EncodeTask, JsValue> {
         check_options(options)?;
         let text = text_arg(text)?;
@@ -790,15 +810,7 @@ impl Tokenizer {
             }
             let tasks = Array::new();
             for t in Array::from(&texts).iter() {
-                let task = if Array::is_array(&t) {
-                    let p = Array::from(&t);
-                    let pair = p.get(1).as_string().filter(|_| p.length() == 2);
-                    let pair = pair.ok_or_else(|| type_error("a pair in texts must be [text, pair], two strings"))?;
-                    self.make_pair_task(&p.get(0), Some(pair), &options, Want::Ids)?
-                } else {
-                    self.make_task(&t, &options, Want::Ids)?
-                };
-                tasks.push(&task.into());
+                tasks.push(&self.item_task(&t, &options, Want::Ids)?.into());
             }
             Ok(tasks)
         };
@@ -821,11 +833,12 @@ impl Tokenizer {
         })
     }
 
-    /// A task to advance by hand (`step(ms)` / `finish()`); the async methods are loops over it.
+    /// A task to advance by hand (`step(ms)` / `finish()`) of a text or a `[text, pair]`; the
+    /// async methods are loops over it.
     #[wasm_bindgen(js_name = createTask)]
     pub fn create_task(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | [string, string]")] text: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "TaskOptions")] options: JsValue,
     ) -> Result<EncodeTask, JsValue> {
         let want = match opt_string(&options, "output")?.as_deref() {
@@ -838,7 +851,7 @@ impl Tokenizer {
                 )))
             }
         };
-        self.make_task(&text, &options, want)
+        self.item_task(&text, &options, want)
     }
 
     /// Token ids of `text` in one blocking call: the same pieces as `encode`, without yielding

@@ -63,12 +63,16 @@ impl AddedToken {
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "string")] token: JsValue,
-        #[wasm_bindgen(js_name = isSpecial)] is_special: Option<bool>,
+        #[wasm_bindgen(js_name = isSpecial, unchecked_optional_param_type = "boolean")] is_special: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "AddedTokenOptions")] options: JsValue,
     ) -> Result<AddedToken, JsValue> {
         let content = token.as_string().ok_or_else(|| type_error("token must be a string"))?;
         check_options(&options)?;
-        let special = is_special.unwrap_or(false);
+        let special = match (is_special.is_undefined() || is_special.is_null(), is_special.as_bool()) {
+            (true, _) => false,
+            (false, Some(b)) => b,
+            (false, None) => return Err(type_error("isSpecial must be a boolean")),
+        };
         Ok(AddedToken { token: added_token(content, special, &options)? })
     }
 

@@ -56,6 +56,15 @@ async function main(json: string, bytes: Uint8Array): Promise<void> {
   const wn: number = await w.count("hello");
   const wb: Uint32Array[] = await w.encodeBatch(["a"]);
   const wt: string = await w.decode(wids);
+  await w.setTruncation(512, { direction: "right" });
+  await w.setPadding({ maxLength: 8 });
+  await w.disableTruncation();
+  await w.disablePadding();
+  const wpair: Encoding = await w.encodeWithOffsets("q", "p", { sliceMs: 2 });
+  const wpairIds: Uint32Array = await w.encode("q", "p");
+  const wmixed: Uint32Array[] = await w.encodeBatch(["a", ["b", "c"]]);
+  const wvocab: Record<string, number> = await w.getVocab(true);
+  const wadded: number = (await w.addTokens(["x", new AddedToken("y")])) + (await w.addSpecialTokens(["<z>"]));
   const pending: number = w.pending + w.vocabSize;
   const wcompact: Uint8Array = await w.toCompact();
   const ctok: Tokenizer = await Tokenizer.fromCompact(wcompact, { name: "qwen3" });

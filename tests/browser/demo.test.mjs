@@ -191,6 +191,23 @@ test("worker mode: same ids, a short request overtakes a long one, and its compa
     const decoded = await wt.decode(s.ids);
     const batch = await wt.encodeBatch(["x y", "z"]);
     const chat = await wt.applyChatTemplate([{ role: "user", content: "hi" }], { addGenerationPrompt: true, kwargs: { enable_thinking: false } });
+    // Settings, pairs and added tokens in the worker, against the same calls on the page.
+    const { AddedToken } = await import("/pkg-web/yieldtok_wasm.js");
+    const json = await (await fetch("/fixtures/qwen3/tokenizer.json")).text();
+    const pageTok = await Tokenizer.fromJSON(json, { name: "qwen3" });
+    const pageSide = [];
+    const workerSide = [];
+    const both = async (f) => {
+      pageSide.push(await f(pageTok));
+      workerSide.push(await f(wt));
+    };
+    const flat = (e) => (e instanceof Uint32Array ? Array.from(e) : Array.isArray(e) ? e.map(flat) : e && e.ids ? Object.fromEntries(Object.entries(e).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v) : v])) : e);
+    await both(async (t) => (await t.setTruncation(16, { strategy: "OnlyFirst" }), flat(await t.encode(doc))));
+    await both(async (t) => (await t.setPadding({ maxLength: 24, direction: "left", padId: 7 }), flat(await t.encodeWithOffsets("a question?", "a passage, longer than the question."))));
+    await both(async (t) => flat(await t.encodeBatch(["x y", ["q", "p"]])));
+    await both(async (t) => (await t.disableTruncation(), await t.disablePadding(), await t.addTokens(["yieldtok", new AddedToken("<tool>", true)])));
+    await both(async (t) => [(await t.getVocab())["<tool>"], (await t.getVocab(false))["<tool>"] ?? null, flat(await t.encode("a yieldtok<tool>b"))]);
+    pageTok.free();
     // The compact form, made in the worker, builds a tokenizer on the page with the same ids.
     const bytes = await wt.toCompact();
     const compact = await Tokenizer.fromCompact(bytes, { name: "qwen3" });
@@ -198,7 +215,7 @@ test("worker mode: same ids, a short request overtakes a long one, and its compa
     compact.free();
     const pendingAfter = wt.pending;
     wt.terminate();
-    return { compactChecksum: idsChecksum(compactIds), compactBytes: bytes.length, chat: chat.text, count: ids.length, checksum: idsChecksum(ids), order, shortAt: s.at, total, progress, abortName, decoded, batch: batch.map((b) => b.length), pendingAfter };
+    return { pageSide, workerSide, compactChecksum: idsChecksum(compactIds), compactBytes: bytes.length, chat: chat.text, count: ids.length, checksum: idsChecksum(ids), order, shortAt: s.at, total, progress, abortName, decoded, batch: batch.map((b) => b.length), pendingAfter };
   });
   assert.equal(r.count, expected.count);
   assert.equal(r.checksum, expected.checksum);
@@ -210,6 +227,12 @@ test("worker mode: same ids, a short request overtakes a long one, and its compa
   assert.deepEqual(r.batch, [2, 1]);
   assert.equal(r.chat, "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
   assert.equal(r.pendingAfter, 0);
+  assert.deepEqual(r.workerSide, r.pageSide, "the worker's settings, pairs and added tokens give the page's results");
+  assert.equal(r.pageSide[0].length, 16);
+  assert.equal(r.pageSide[1].nSequences, 2);
+  assert.equal(r.pageSide[1].ids.length, 24);
+  assert.equal(r.pageSide[3], 2);
+  assert.equal(r.pageSide[4][1], null);
 });
 
 test("no errors in the page console", { skip }, () => {

@@ -163,6 +163,7 @@ test("settings: bad arguments are TypeErrors/RangeErrors and change nothing", { 
   assert.throws(() => tok.addTokens("x"), { name: "TypeError" });
   assert.throws(() => tok.addTokens([5]), { name: "TypeError", message: /tokens\[0\]/ });
   assert.throws(() => new yt.AddedToken(5), { name: "TypeError" });
+  assert.throws(() => new yt.AddedToken("x", "yes"), { name: "TypeError", message: /isSpecial/ });
   assert.throws(() => tok.encodeSync("a", 5), { name: "TypeError", message: "options must be an object" });
   assert.throws(() => tok.encodeSync("a", 5, {}), { name: "TypeError", message: /pair must be a string/ });
   assert.throws(() => tok.encodeSync("a", ["b"]), { name: "TypeError", message: /pair must be a string/ });
