@@ -298,7 +298,9 @@ function workerMain(glueUrl) {
         r.left = remaining(r);
         if (r.i >= r.tasks.length) {
           queue.splice(k, 1);
-          const value = r.single ? r.out[0] : r.out;
+          // A batch is padded over the batch (to its longest item) as the tokenizer pads now
+          // (a setter between its start and its end counts: tasks keep theirs, this step not).
+          const value = r.single ? r.out[0] : tok.__padBatch(r.out);
           const transfer = [];
           for (const v of r.single ? [value] : value) {
             if (v instanceof Uint32Array) transfer.push(v.buffer);

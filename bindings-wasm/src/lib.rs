@@ -459,6 +459,14 @@ fn encoding_object(texts: &[&str], enc: &yieldtok::Encoding) -> JsValue {
     obj.into()
 }
 
+/// `ids` (the `Uint32Array`s of a finished batch) padded over the batch by `tok`'s padding.
+fn pad_batch(tok: &yieldtok::Tokenizer, ids: &JsValue) -> Array {
+    let mut outs: Vec<JobOutput> =
+        Array::from(ids).iter().map(|ids| JobOutput::Ids(ids.unchecked_into::<Uint32Array>().to_vec())).collect();
+    tok.pad_batch(&mut outs);
+    outs.iter().map(|o| JsValue::from(Uint32Array::from(o.ids()))).collect()
+}
+
 /// `(pair, options)` of `encode(text, pair?, options?)`: a second argument that is an object
 /// is the options (`encode(text, options)`, the older form); `null`/`undefined` is no pair.
 fn pair_args(pair: JsValue, options: JsValue) -> Result<(Option<String>, JsValue), JsValue> {
@@ -825,12 +833,19 @@ impl Tokenizer {
             _ => return driven,
         };
         wasm_bindgen_futures::future_to_promise(async move {
-            let done = Array::from(&JsFuture::from(driven).await?);
-            let mut outs: Vec<JobOutput> =
-                done.iter().map(|ids| JobOutput::Ids(ids.unchecked_into::<Uint32Array>().to_vec())).collect();
-            tok.pad_batch(&mut outs);
-            Ok(outs.iter().map(|o| JsValue::from(Uint32Array::from(o.ids()))).collect::<Array>().into())
+            let done = JsFuture::from(driven).await?;
+            Ok(pad_batch(&tok, &done).into())
         })
+    }
+
+    /// For the worker: a finished `encodeBatch`'s ids padded over the batch as this
+    /// tokenizer's padding says (the worker runs the batch's tasks in its own queue).
+    #[wasm_bindgen(js_name = __padBatch, skip_typescript)]
+    pub fn pad_batch_for_worker(&self, ids: JsValue) -> JsValue {
+        match &self.inner {
+            Kind::Full(t) if t.padding().is_some() => pad_batch(t, &ids).into(),
+            _ => ids,
+        }
     }
 
     /// A task to advance by hand (`step(ms)` / `finish()`) of a text or a `[text, pair]`; the

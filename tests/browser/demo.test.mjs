@@ -205,6 +205,7 @@ test("worker mode: same ids, a short request overtakes a long one, and its compa
     await both(async (t) => (await t.setTruncation(16, { strategy: "OnlyFirst" }), flat(await t.encode(doc))));
     await both(async (t) => (await t.setPadding({ maxLength: 24, direction: "left", padId: 7 }), flat(await t.encodeWithOffsets("a question?", "a passage, longer than the question."))));
     await both(async (t) => flat(await t.encodeBatch(["x y", ["q", "p"]])));
+    await both(async (t) => (await t.setPadding({ padToMultipleOf: 3 }), flat(await t.encodeBatch(["x", "a longer text than x", ["q", "p"]]))));
     await both(async (t) => (await t.disableTruncation(), await t.disablePadding(), await t.addTokens(["yieldtok", new AddedToken("<tool>", true)])));
     await both(async (t) => [(await t.getVocab())["<tool>"], (await t.getVocab(false))["<tool>"] ?? null, flat(await t.encode("a yieldtok<tool>b"))]);
     pageTok.free();
@@ -231,8 +232,10 @@ test("worker mode: same ids, a short request overtakes a long one, and its compa
   assert.equal(r.pageSide[0].length, 16);
   assert.equal(r.pageSide[1].nSequences, 2);
   assert.equal(r.pageSide[1].ids.length, 24);
-  assert.equal(r.pageSide[3], 2);
-  assert.equal(r.pageSide[4][1], null);
+  const lens = r.pageSide[3].map((ids) => ids.length);
+  assert.ok(lens.every((n) => n === lens[0]) && lens[0] % 3 === 0 && lens[0] >= 5, `padded over the batch to its longest, a multiple of 3: ${lens}`);
+  assert.equal(r.pageSide[4], 2);
+  assert.equal(r.pageSide[5][1], null);
 });
 
 test("no errors in the page console", { skip }, () => {
