@@ -296,6 +296,17 @@ enum Want {
     Count,
 }
 
+impl Want {
+    /// What the core's job must produce for it.
+    fn output(self) -> Output {
+        if self == Want::Offsets {
+            Output::Full
+        } else {
+            Output::Ids
+        }
+    }
+}
+
 /// One encode, advanced by hand: `step(ms)` runs pieces for about `ms` milliseconds (at least
 /// one piece) and returns whether all are done; `finish()` then returns the result. The async
 /// methods of `Tokenizer` and the worker are loops over this.
@@ -434,6 +445,15 @@ impl EncodeTask {
 
 /// An `Encoding` object of `enc`, whose sequence `i` has its offsets in `texts[i]` (one text,
 /// or a pair's two).
+impl EncodeTask {
+    /// All pieces at once, then the result. (Chunked, not the whole text as one piece, which
+    /// the core's sync `encode` does on wasm32: on the demo document that is about 1.6x slower.)
+    fn run_blocking(self) -> Result<JsValue, JsValue> {
+        self.job.step(Budget { bytes: None, time: None });
+        self.finish()
+    }
+}
+
 fn encoding_object(texts: &[&str], enc: &yieldtok::Encoding) -> JsValue {
     let flat =
         |pairs: &[(usize, usize)]| -> Vec<u32> { pairs.iter().flat_map(|&(s, e)| [s as u32, e as u32]).collect() };
@@ -561,19 +581,13 @@ impl Tokenizer {
         want: Want,
     ) -> Result<JsValue, JsValue> {
         let (pair, options) = pair_args(pair, options)?;
-        let task = self.make_pair_task(text, pair, &options, want)?;
-        task.job.step(Budget { bytes: None, time: None });
-        task.finish()
+        self.make_pair_task(text, pair, &options, want)?.run_blocking()
     }
 
     /// `encode(text, pair?, options?)` as a promise (a text in slices, a pair in one).
     fn drive_pair(&self, text: &JsValue, pair: JsValue, options: JsValue, want: Want) -> Promise {
-        let task = pair_args(pair, options).and_then(|(pair, options)| {
-            let task = self.make_pair_task(text, pair, &options, want)?;
-            Ok((task, options))
-        });
-        match task {
-            Ok((task, options)) => js_drive(Array::of1(&task.into()), &options, true),
+        match pair_args(pair, options) {
+            Ok((pair, options)) => drive_single(self.make_pair_task(text, pair, &options, want), &options),
             Err(e) => Promise::reject(&e),
         }
     }
@@ -591,11 +605,10 @@ impl Tokenizer {
         check_options(options)?;
         let text = text_arg(text)?;
         let add_special_tokens = opt_bool(options, "addSpecialTokens", true)?;
-        let output = if want == Want::Offsets { Output::Full } else { Output::Ids };
         let job = PairJob {
             tok: self.full("a pair encode")?.clone(),
             texts: [text, pair],
-            opts: EncodeOptions { add_special_tokens, output, ..Default::default() },
+            opts: EncodeOptions { add_special_tokens, output: want.output(), ..Default::default() },
             cancel: yieldtok::CancelFlag::new(),
             out: Default::default(),
         };
@@ -626,8 +639,7 @@ impl Tokenizer {
                 _ => return Err(type_error("options.pieceBytes must be a number >= 1")),
             }
         };
-        let output = if want == Want::Offsets { Output::Full } else { Output::Ids };
-        let opts = EncodeOptions { add_special_tokens, piece_bytes, output, ..Default::default() };
+        let opts = EncodeOptions { add_special_tokens, piece_bytes, output: want.output(), ..Default::default() };
         let text = Arc::<str>::from(text);
         let job = match &self.inner {
             Kind::Full(t) => Job::Full(t.job(text, opts)),
@@ -636,19 +648,20 @@ impl Tokenizer {
         Ok(EncodeTask { job, want, panic_on_step: false })
     }
 
-    /// All pieces at once. (Chunked, not the whole text as one piece, which the core's sync
-    /// `encode` does on wasm32: on the demo document that is about 1.6x slower.)
     fn run_blocking(&self, text: &JsValue, options: &JsValue, want: Want) -> Result<JsValue, JsValue> {
-        let task = self.make_task(text, options, want)?;
-        task.job.step(Budget { bytes: None, time: None });
-        task.finish()
+        self.make_task(text, options, want)?.run_blocking()
     }
 
     fn drive_one(&self, text: &JsValue, options: &JsValue, want: Want) -> Promise {
-        match self.make_task(text, options, want) {
-            Ok(task) => js_drive(Array::of1(&task.into()), options, true),
-            Err(e) => Promise::reject(&e),
-        }
+        drive_single(self.make_task(text, options, want), options)
+    }
+}
+
+/// One task driven in slices: a promise of its result (rejected when it could not be made).
+fn drive_single(task: Result<EncodeTask, JsValue>, options: &JsValue) -> Promise {
+    match task {
+        Ok(task) => js_drive(Array::of1(&task.into()), options, true),
+        Err(e) => Promise::reject(&e),
     }
 }
 

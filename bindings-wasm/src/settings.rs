@@ -73,7 +73,7 @@ impl AddedToken {
             (false, Some(b)) => b,
             (false, None) => return Err(type_error("isSpecial must be a boolean")),
         };
-        Ok(AddedToken { token: added_token(content, special, &options)? })
+        Ok(AddedToken { token: added_token(content, special, !special, &options)? })
     }
 
     #[wasm_bindgen(getter)]
@@ -102,14 +102,20 @@ impl AddedToken {
     }
 }
 
-fn added_token(content: String, special: bool, flags: &JsValue) -> Result<yieldtok::AddedToken, JsValue> {
+/// A token with the flags read from `flags` (`normalized` defaulting to `normalized`).
+fn added_token(
+    content: String,
+    special: bool,
+    normalized: bool,
+    flags: &JsValue,
+) -> Result<yieldtok::AddedToken, JsValue> {
     Ok(yieldtok::AddedToken {
         content,
         special,
         single_word: opt_bool(flags, "singleWord", false)?,
         lstrip: opt_bool(flags, "leftStrip", false)?,
         rstrip: opt_bool(flags, "rightStrip", false)?,
-        normalized: opt_bool(flags, "normalized", !special)?,
+        normalized: opt_bool(flags, "normalized", normalized)?,
     })
 }
 
@@ -121,7 +127,7 @@ fn added_tokens(tokens: &JsValue, special: bool) -> Result<Vec<yieldtok::AddedTo
     let mut out = Vec::new();
     for (i, t) in Array::from(tokens).iter().enumerate() {
         if let Some(s) = t.as_string() {
-            out.push(added_token(s, special, &JsValue::UNDEFINED)?);
+            out.push(added_token(s, special, !special, &JsValue::UNDEFINED)?);
             continue;
         }
         // An `AddedToken` (its getters are on the prototype, which `Reflect.get` reads) or a
@@ -130,11 +136,9 @@ fn added_tokens(tokens: &JsValue, special: bool) -> Result<Vec<yieldtok::AddedTo
         let Some(content) = content.filter(|_| t.is_object()) else {
             return Err(type_error(format!("tokens[{i}] must be a string or an AddedToken")));
         };
+        // `normalized` defaults by the token's own flag, as its constructor sets it.
         let own_special = opt_bool(&t, "special", false)?;
-        let mut token = added_token(content, special || own_special, &t)?;
-        // `normalized` defaults by the token's own flag, as its constructor set it.
-        token.normalized = opt_bool(&t, "normalized", !own_special)?;
-        out.push(token);
+        out.push(added_token(content, special || own_special, !own_special, &t)?);
     }
     Ok(out)
 }
